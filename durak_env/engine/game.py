@@ -1,0 +1,493 @@
+"""The Durak engine: one deal, from the shuffle to the fool.
+
+Pure Python, no third-party imports.  Hands, the discard and the table's ranks
+are bitmasks (see cards.py); actions are indices of the rules' flat layout
+(see actions.py).  Whose move it is follows from the bout (``_find_actor``),
+so at every moment exactly one seat is asked, and the legal moves of a
+position are computed once and reused by the mask and by ``step``.
+
+The move protocol (docs/rules.md has it with a worked example):
+
+* A bout opens with the lead attacker's card; nobody can pass on an empty table.
+* The throwers (the lead attacker first, then the others the rules allow, clockwise)
+  may add cards of a rank on the table while the cap allows.  When
+  ``throw_in_before_beaten`` is off they may only add once every card is beaten.
+* The defender answers once no thrower wants to add: beat the earliest unbeaten
+  card, transfer (perevodnoy) or take.
+* A new card on the table, or covering the last open attack, lets anyone who
+  passed throw in again (seed 003).
+* The bout ends when every card is beaten and every thrower has passed, or when
+  the cap leaves no room; a take ends it at once, or after the throwers have
+  added what they like (``throw_in_after_take``).
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Action, decode_action, encode_action, layout_for
+from .cards import (
+    BEATERS,
+    RANK_MASKS,
+    SUIT_MASKS,
+    SUITS,
+    Card,
+    cards_of,
+    deck,
+    mask_of,
+    rank_of,
+)
+from .rules import Rules
+from .snapshot import load_snapshot
+
+class IllegalAction(ValueError):
+    """An action the position does not allow.  The game is left unchanged."""
+
+    def __init__(self, message: str, action: Any = None, legal: tuple[int, ...] = ()):
+        super().__init__(message)
+        self.action = action
+        self.legal = legal
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a deal ended.
+
+    ``placings[s]`` is seat s's place (1 = first out; ties share a place, seed 003),
+    ``points[s]`` is seed 003's score (players minus place; the fool scores nothing),
+    ``fool`` is the seat left holding cards or None for a draw, ``drawn`` the seats
+    in the final tie of a drawn deal, ``capped`` whether the bout cap ended it.
+    """
+
+    placings: tuple[int, ...]
+    points: tuple[int, ...]
+    fool: int | None
+    drawn: tuple[int, ...]
+    capped: bool
+
+    def rewards(self) -> tuple[float, ...]:
+        """Placing points scaled to [-1, 1]: first out +1, the fool -1; seats in a final draw get 0.
+
+        With two players the fool gets -1, the other +1, and a draw 0 for both.
+        """
+        n = len(self.points)
+        return tuple(0.0 if s in self.drawn else 2.0 * self.points[s] / (n - 1) - 1.0 for s in range(n))
+
+
+class Game:
+    """One deal of Durak.  ``Game(rules, seed)`` shuffles and deals; ``step(action)`` plays."""
+
+    __slots__ = (
+        "rules", "n", "layout", "trump", "trump_card", "stock", "hands", "discard",
+        "attacks", "defences", "open_count", "table_ranks", "attacker", "defender",
+        "opener", "passed", "taking", "limit", "bouts", "known", "out_groups",
+        "out_mask", "first_seat", "to_act", "result", "throwers", "_legal",
+    )
+
+    def __init__(self, rules: Rules | None = None, seed: int | None = None, first_seat: int = 0):
+        rules = rules or Rules()
+        _check_seat(first_seat, rules.num_players, "first_seat")
+        rng = random.Random(seed)
+        while True:
+            cards = deck(rules.deck_size)
+            rng.shuffle(cards)
+            if self._deal(rules, cards, first_seat):
+                return
+            # Seed 002: "If nobody holds a trump, the cards are dealt again."
+
+    @classmethod
+    def from_deck(cls, rules: Rules, cards: list[int], first_seat: int = 0) -> "Game":
+        """Deal from a given shuffled deck: ``cards[0]`` is the trump card and draws come off the back (seed 004)."""
+        if sorted(cards) != deck(rules.deck_size):
+            raise ValueError(f"from_deck needs each card of the {rules.deck_size}-card deck exactly once")
+        game = object.__new__(cls)
+        if not game._deal(rules, list(cards), first_seat):
+            raise ValueError("nobody was dealt a trump and these rules redeal; no game from this deck")
+        return game
+
+    def _deal(self, rules: Rules, cards: list[int], first_seat: int) -> bool:
+        """Seed 004: "The trump card sits at the front of the shuffled pack, and every draw comes off the back."
+        Cards go out one at a time, starting with ``first_seat``.  Returns False when the rules want a redeal."""
+        n = rules.num_players
+        self.rules, self.n, self.layout = rules, n, layout_for(rules.deck_size)
+        self.trump_card = cards[0]
+        self.trump = cards[0] // 13
+        self.hands = [0] * n
+        for _ in range(rules.deal_size):
+            for i in range(n):
+                self.hands[(first_seat + i) % n] |= 1 << cards.pop()
+        self.stock = cards
+        self.discard = 0
+        self.known = [0] * n
+        self.out_groups = []
+        self.out_mask = 0
+        self.first_seat = first_seat
+        self.bouts = 0
+        self.result = None
+        leader = self._lowest_trump_holder()
+        if leader is None:
+            lead = rules.no_trump_lead
+            if lead == "redeal":
+                return False
+            leader = 0 if lead == "seat_zero" else first_seat
+        self._open_bout(leader)
+        self._advance()
+        return True
+
+    def _lowest_trump_holder(self) -> int | None:
+        """Seed 000: "The player holding the lowest trump leads the first attack." """
+        best, best_seat = 99, None
+        for seat, hand in enumerate(self.hands):
+            trumps = hand & SUIT_MASKS[self.trump]
+            if trumps:
+                low = (trumps & -trumps).bit_length() - 1
+                if low < best:
+                    best, best_seat = low, seat
+        return best_seat
+
+    # ----- reading the position -----------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def hand(self, seat: int) -> list[Card]:
+        return [Card(c) for c in cards_of(self.hands[seat])]
+
+    def hand_size(self, seat: int) -> int:
+        return self.hands[seat].bit_count()
+
+    @property
+    def table(self) -> list[tuple[Card, Card | None]]:
+        return [(Card(a), None if d < 0 else Card(d)) for a, d in zip(self.attacks, self.defences)]
+
+    @property
+    def out(self) -> list[int]:
+        return [s for group in self.out_groups for s in group]
+
+    def in_play(self, seat: int) -> bool:
+        return not self.out_mask >> seat & 1
+
+    def next_in(self, seat: int) -> int:
+        """The next seat clockwise (to the left) that has not gone out."""
+        n = self.n
+        for i in range(1, n + 1):
+            s = (seat + i) % n
+            if not self.out_mask >> s & 1:
+                return s
+        return seat
+
+    def _cap(self) -> int:
+        """Seed 002: "never more than six attacks in a bout, five until the first discard"."""
+        rules = self.rules
+        early = not self.discard if rules.early_ends == "first_discard" else self.bouts == 0
+        return rules.max_attacks_early if early else rules.max_attacks
+
+    def _room(self) -> bool:
+        """Whether one more attack card may land (seed 004's first two tests for adding a card)."""
+        total = len(self.attacks)
+        if total >= self._cap():
+            return False
+        if self.rules.defender_limit == "bout_start":
+            # Seed 000: "never more than the number of cards the defender held when the bout began".
+            return total < self.limit
+        # Seed 004: "The cards lying unbeaten must number fewer than the cards in the defender's hand."
+        return self.open_count < self.hands[self.defender].bit_count()
+
+    def _find_actor(self) -> int | None:
+        """The one seat the position waits on, or None when the bout is over."""
+        if not self.attacks:
+            return self.attacker
+        if self.open_count and not self.taking and not self.rules.throw_in_before_beaten:
+            return self.defender
+        if self._room():
+            passed, hands = self.passed, self.hands
+            for seat in self.throwers:
+                if not passed >> seat & 1 and hands[seat]:
+                    return seat
+        if self.open_count and not self.taking:
+            return self.defender
+        return None
+
+    def _compute_throwers(self) -> tuple[int, ...]:
+        """Who may add cards, in the order they are asked: the lead attacker first, then clockwise."""
+        a, d = self.attacker, self.defender
+        policy = self.rules.throw_in
+        if policy == "attacker":
+            return (a,)
+        if policy == "neighbours":
+            # Seed 002: "When only neighbours throw in, it is the two players either side of the defender."
+            other = self.next_in(d)
+            return (a,) if other == a else (a, other)
+        seats = [a]
+        s = self.next_in(d)
+        while s != a:
+            seats.append(s)
+            s = self.next_in(s)
+        return tuple(seats)
+
+    def _can_transfer(self) -> bool:
+        """Seed 002: "a defender who has not beaten anything yet may pass the attack on by adding a card
+        of the same rank. The next player then defends against all of them, as long as they hold enough
+        cards to cover every one." """
+        if not self.rules.transfer or self.taking or self.open_count != len(self.attacks):
+            return False
+        total = len(self.attacks) + 1
+        target = self.next_in(self.defender)
+        return total <= self._cap() and self.hands[target].bit_count() >= total
+
+    def legal_actions(self) -> list[int]:
+        """The legal action indices of the seat to act (empty once the game is over)."""
+        if self._legal is not None:
+            return self._legal
+        if self.result is not None:
+            self._legal = []
+            return self._legal
+        lay = self.layout
+        slot = lay.slot_of
+        seat = self.to_act
+        hand = self.hands[seat]
+        if seat == self.defender:
+            target = self.attacks[len(self.attacks) - self.open_count]
+            # Answer the earliest unbeaten attack first (seed 004: "the leftmost unbeaten pair first").
+            acts = [lay.defend + slot[c] for c in cards_of(hand & BEATERS[self.trump][target])]
+            if self._can_transfer():
+                rank = RANK_MASKS[rank_of(self.attacks[0])]
+                acts += [lay.transfer + slot[c] for c in cards_of(hand & rank)]
+            acts.append(lay.take)
+        elif not self.attacks:
+            acts = [slot[c] for c in cards_of(hand)]
+        else:
+            acts = [slot[c] for c in cards_of(hand & self.table_ranks)]
+            acts.append(lay.done)
+        self._legal = acts
+        return acts
+
+    # ----- playing ------------------------------------------------------------------------
+
+    def step(self, action: int) -> None:
+        """Play ``action`` for the seat to act; an illegal one raises IllegalAction and changes nothing."""
+        legal = self.legal_actions()
+        try:
+            index = operator.index(action)
+        except TypeError:
+            index = None
+        if index is None or isinstance(action, bool) or index not in legal:
+            raise IllegalAction(self._refusal(action), action, tuple(legal))
+        action = index
+        lay = self.layout
+        seat = self.to_act
+        self._legal = None
+        if action == lay.done:
+            self.passed |= 1 << seat
+        elif action == lay.take:
+            if self.rules.throw_in_after_take:
+                # Seed 002: "the others may still throw in, then the defender picks up everything".
+                self.taking = True
+                self.passed = 0
+            else:
+                # Seed 003: "A take ends the bout at once, and nothing more can be thrown in after it."
+                self._end_bout(took=True)
+        else:
+            kind, slot = divmod(action, lay.deck_size)
+            card = lay.card_of[slot]
+            bit = 1 << card
+            self.hands[seat] &= ~bit
+            self.known[seat] &= ~bit
+            self.table_ranks |= RANK_MASKS[card % 13]
+            if kind == 1:  # defend
+                self.defences[len(self.attacks) - self.open_count] = card
+                self.open_count -= 1
+                if not self.open_count:
+                    # Seed 003: "covering the last open attack, lets anyone who had passed throw in again."
+                    self.passed = 0
+            else:
+                self.attacks.append(card)
+                self.defences.append(-1)
+                self.open_count += 1
+                self.passed = 0
+                if kind == 2:  # transfer: the defender becomes the attacker of the next seat
+                    self.attacker = seat
+                    self.defender = self.next_in(seat)
+                    self.limit = self.hands[self.defender].bit_count()
+                    self.throwers = self._compute_throwers()
+        self._advance()
+
+    def play(self, text: str) -> None:
+        """Play an action written as text ("attack 6D", "take")."""
+        self.step(encode_action(Action.parse(text), self.rules))
+
+    def _refusal(self, action: Any) -> str:
+        if self.result is not None:
+            return f"the game is over; action {action!r} was refused"
+        try:
+            tried = str(decode_action(action, self.rules))
+        except ValueError as err:
+            tried = str(err)
+        legal = ", ".join(f"{a} ({decode_action(a, self.rules)})" for a in self.legal_actions())
+        return f"illegal action {action!r} [{tried}] for player {self.to_act}; legal: {legal}"
+
+    def _advance(self) -> None:
+        while self.result is None:
+            actor = self._find_actor()
+            if actor is not None:
+                self.to_act = actor
+                return
+            self._end_bout(took=self.taking)
+
+    def _open_bout(self, attacker: int) -> None:
+        self.attacker = self.opener = attacker
+        self.defender = self.next_in(attacker)
+        self.limit = self.hands[self.defender].bit_count()
+        self.attacks, self.defences = [], []
+        self.open_count = 0
+        self.table_ranks = 0
+        self.passed = 0
+        self.taking = False
+        self.throwers = self._compute_throwers()
+        self._legal = None
+
+    def _end_bout(self, took: bool) -> None:
+        table = mask_of(self.attacks) | mask_of(d for d in self.defences if d >= 0)
+        d = self.defender
+        if took:
+            # Seed 000: "picks up everything on the table"; everyone saw which cards.
+            self.hands[d] |= table
+            self.known[d] |= table
+        else:
+            self.discard |= table
+        self._refill()
+        self.bouts += 1
+        if not self.stock:
+            # Seed 000: "With the stock gone, a player who runs out of cards has gone out."
+            group = [s for s in range(self.n) if not self.out_mask >> s & 1 and not self.hands[s]]
+            if group:
+                self.out_groups.append(group)
+                for s in group:
+                    self.out_mask |= 1 << s
+        remaining = [s for s in range(self.n) if not self.out_mask >> s & 1]
+        if len(remaining) <= 1:
+            self._finish(remaining, capped=False)
+        elif self.rules.max_bouts is not None and self.bouts >= self.rules.max_bouts:
+            self._finish(remaining, capped=True)
+        else:
+            # Seed 000: the defender who held attacks next; one who took "forfeit[s] their turn to attack".
+            nxt = self.next_in(d) if took or self.out_mask >> d & 1 else d
+            self._open_bout(nxt)
+
+    def _refill(self) -> None:
+        """Seed 000: "draw back up to six cards from the stock: the attacker first, then everyone else
+        in turn, and the defender last." The attacker here is the seat that opened the bout (001)."""
+        if not self.stock:
+            return
+        order = [self.opener]
+        s = self.next_in(self.opener)
+        while s != self.opener:
+            if s != self.defender:
+                order.append(s)
+            s = self.next_in(s)
+        if self.defender != self.opener:
+            order.append(self.defender)
+        size = self.rules.deal_size
+        stock, hands = self.stock, self.hands
+        for seat in order:
+            need = size - hands[seat].bit_count()
+            while need > 0 and stock:
+                card = stock.pop()
+                hands[seat] |= 1 << card
+                if card == self.trump_card:
+                    self.known[seat] |= 1 << card  # the face-up card: everyone saw who took it
+                need -= 1
+
+    def _finish(self, remaining: list[int], capped: bool) -> None:
+        n = self.n
+        places = [0] * n
+        groups = list(self.out_groups)
+        if capped:
+            # Seed 003: "placed by hand size, fewest cards first, and a lone player holding the most is the fool."
+            by_size: dict[int, list[int]] = {}
+            for s in remaining:
+                by_size.setdefault(self.hands[s].bit_count(), []).append(s)
+            groups += [by_size[k] for k in sorted(by_size)]
+        elif remaining:
+            groups.append(remaining)
+        place = 1
+        for group in groups:
+            for s in group:
+                places[s] = place
+            place += len(group)
+        last = groups[-1]
+        has_fool = len(last) == 1 and (capped or bool(remaining))
+        fool = last[0] if has_fool else None
+        self.result = Result(
+            placings=tuple(places),
+            points=tuple(n - p for p in places),
+            fool=fool,
+            drawn=() if has_fool else tuple(last),
+            capped=capped,
+        )
+        self.to_act = -1
+        self._legal = None
+
+    # ----- copies, views and snapshots ----------------------------------------------------
+
+    def clone(self) -> "Game":
+        """A cheap independent copy, for search."""
+        g = object.__new__(Game)
+        for name in Game.__slots__:
+            setattr(g, name, getattr(self, name))
+        g.stock = list(self.stock)
+        g.hands = list(self.hands)
+        g.known = list(self.known)
+        g.attacks = list(self.attacks)
+        g.defences = list(self.defences)
+        g.out_groups = [list(x) for x in self.out_groups]
+        g._legal = None
+        return g
+
+    def view(self, seat: int):
+        """What ``seat`` can know, as Python objects (see view.py)."""
+        from .view import SeatView
+
+        return SeatView.of(self, seat)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable snapshot; ``Game.from_dict`` continues it identically."""
+        names = lambda mask: [str(Card(c)) for c in cards_of(mask)]  # noqa: E731
+        return {
+            "rules": self.rules.to_dict(),
+            "trump_suit": SUITS[self.trump],
+            "trump_card": str(Card(self.trump_card)),
+            "stock": [str(Card(c)) for c in reversed(self.stock)],
+            "hands": [names(h) for h in self.hands],
+            "discard": names(self.discard),
+            "table": [[str(Card(a)), None if d < 0 else str(Card(d))] for a, d in zip(self.attacks, self.defences)],
+            "attacker": self.attacker,
+            "defender": self.defender,
+            "opener": self.opener,
+            "to_act": None if self.result else self.to_act,
+            "passed": [s for s in range(self.n) if self.passed >> s & 1],
+            "taking": self.taking,
+            "bout_limit": self.limit,
+            "bouts": self.bouts,
+            "out": self.out,
+            "out_groups": [list(g) for g in self.out_groups],
+            "known": [names(k) for k in self.known],
+            "first_seat": self.first_seat,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Game":
+        """Rebuild a game from ``to_dict``'s snapshot; a malformed or impossible one raises ValueError."""
+        return load_snapshot(cls, data)
+
+
+def _check_seat(seat: Any, n: int, name: str) -> None:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"{name} must be a seat from 0 to {n - 1}, got {seat!r}")
+
+
+__all__ = ["Game", "IllegalAction", "Result"]

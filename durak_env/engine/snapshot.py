@@ -1,0 +1,210 @@
+"""Reading a ``Game.to_dict`` snapshot back, refusing anything malformed or impossible.
+
+Every problem is a ValueError naming the key and what is wrong, raised before
+a game object exists, so a bad snapshot never fails later in play.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import layout_for
+from .cards import BEATERS, RANK_MASKS, SUITS, Card, deck
+from .rules import Rules
+
+REQUIRED = ("rules", "trump_suit", "trump_card", "stock", "hands", "discard", "table", "attacker", "defender", "to_act", "out")
+OPTIONAL = ("opener", "passed", "taking", "bout_limit", "bouts", "out_groups", "known", "first_seat")
+
+
+def _card(text: Any, where: str, deck_cards: set[int]) -> int:
+    try:
+        card = Card.parse(text)
+    except ValueError as err:
+        raise ValueError(f"snapshot {where}: {err}") from None
+    if card not in deck_cards:
+        raise ValueError(f"snapshot {where}: {text} is not in a {len(deck_cards)}-card deck")
+    return int(card)
+
+
+def _cards(value: Any, where: str, deck_cards: set[int]) -> list[int]:
+    if not isinstance(value, list):
+        raise ValueError(f"snapshot {where} must be a list of cards, got {type(value).__name__}")
+    return [_card(v, f"{where}[{i}]", deck_cards) for i, v in enumerate(value)]
+
+
+def _seat(value: Any, where: str, n: int, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        raise ValueError(f"snapshot {where} must be a seat from 0 to {n - 1}, got {value!r}")
+    return value
+
+
+def _mask(cards: list[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def load_snapshot(cls, data: Any):
+    if not isinstance(data, dict):
+        raise ValueError(f"a snapshot is a dict from Game.to_dict(), got {type(data).__name__}")
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise ValueError(f"snapshot is missing {', '.join(missing)}")
+    unknown = sorted(set(data) - set(REQUIRED) - set(OPTIONAL))
+    if unknown:
+        raise ValueError(f"snapshot has unknown key {unknown[0]!r}; keys: {', '.join(REQUIRED + OPTIONAL)}")
+    rules = Rules.from_dict(data["rules"])
+    n = rules.num_players
+    deck_cards = set(deck(rules.deck_size))
+
+    if data["trump_suit"] not in SUITS:
+        raise ValueError(f"snapshot trump_suit must be one of {', '.join(SUITS)}, got {data['trump_suit']!r}")
+    trump = SUITS.index(data["trump_suit"])
+    trump_card = _card(data["trump_card"], "trump_card", deck_cards)
+    if trump_card // 13 != trump:
+        raise ValueError(f"snapshot trump_card {data['trump_card']} is not of the trump suit {data['trump_suit']}")
+
+    stock = _cards(data["stock"], "stock", deck_cards)
+    if stock and stock[-1] != trump_card:
+        raise ValueError("snapshot stock must end with the trump card, which is drawn last")
+    if not isinstance(data["hands"], list) or len(data["hands"]) != n:
+        raise ValueError(f"snapshot hands must be a list of {n} hands, one per seat")
+    hands = [_cards(h, f"hands[{s}]", deck_cards) for s, h in enumerate(data["hands"])]
+    discard = _cards(data["discard"], "discard", deck_cards)
+    table = data["table"]
+    if not isinstance(table, list):
+        raise ValueError("snapshot table must be a list of [attack, defence or null] pairs")
+    attacks, defences = [], []
+    for i, pair in enumerate(table):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValueError(f"snapshot table[{i}] must be a pair [attack, defence or null], got {pair!r}")
+        attacks.append(_card(pair[0], f"table[{i}][0]", deck_cards))
+        defences.append(-1 if pair[1] is None else _card(pair[1], f"table[{i}][1]", deck_cards))
+
+    everything = stock + [c for h in hands for c in h] + discard + attacks + [d for d in defences if d >= 0]
+    seen: set[int] = set()
+    for c in everything:
+        if c in seen:
+            raise ValueError(f"snapshot has {Card(c)} in more than one place")
+        seen.add(c)
+    if seen != deck_cards:
+        lost = ", ".join(str(Card(c)) for c in sorted(deck_cards - seen))
+        raise ValueError(f"snapshot does not account for every card: missing {lost}")
+
+    # The table: beaten pairs first (answered leftmost first), each defence beating its attack.
+    open_seen = False
+    for i, (a, d) in enumerate(zip(attacks, defences)):
+        if d < 0:
+            open_seen = True
+        elif open_seen:
+            raise ValueError(f"snapshot table[{i}] is beaten after an unbeaten card; attacks are answered leftmost first")
+        elif not BEATERS[trump][a] >> d & 1:
+            raise ValueError(f"snapshot table[{i}]: {Card(d)} does not beat {Card(a)} with {SUITS[trump]} trumps")
+
+    out = data["out"]
+    if not isinstance(out, list):
+        raise ValueError("snapshot out must be a list of seats")
+    out = [_seat(s, "out", n) for s in out]
+    groups = data.get("out_groups", [[s] for s in out])
+    if not isinstance(groups, list) or not all(isinstance(g, list) for g in groups) or [
+        s for g in groups for s in g
+    ] != out:
+        raise ValueError("snapshot out_groups must list the seats of out, in order, grouped by the bout they went out in")
+    if len(set(out)) != len(out):
+        raise ValueError("snapshot out names a seat twice")
+    for s in out:
+        if hands[s]:
+            raise ValueError(f"snapshot seat {s} is out but holds cards")
+    if out and stock:
+        raise ValueError("snapshot has seats out while the stock lasts; nobody goes out before the stock is gone")
+    out_mask = _mask(out)
+
+    attacker = _seat(data["attacker"], "attacker", n)
+    defender = _seat(data["defender"], "defender", n)
+    remaining = n - len(out)
+    over = remaining <= 1
+    if not over:
+        if attacker == defender:
+            raise ValueError("snapshot attacker and defender must be different seats")
+        for name, s in (("attacker", attacker), ("defender", defender)):
+            if out_mask >> s & 1:
+                raise ValueError(f"snapshot {name} {s} has gone out")
+    if len(attacks) > rules.max_attacks:
+        raise ValueError(f"snapshot table holds {len(attacks)} attacks; the rules allow {rules.max_attacks}")
+
+    known_lists = data.get("known", [[] for _ in range(n)])
+    if not isinstance(known_lists, list) or len(known_lists) != n:
+        raise ValueError(f"snapshot known must be a list of {n} card lists")
+    known = [_mask(_cards(k, f"known[{s}]", deck_cards)) for s, k in enumerate(known_lists)]
+    hand_masks = [_mask(h) for h in hands]
+    for s in range(n):
+        if known[s] & ~hand_masks[s]:
+            raise ValueError(f"snapshot known[{s}] lists cards that seat {s} does not hold")
+
+    passed = data.get("passed", [])
+    if not isinstance(passed, list):
+        raise ValueError("snapshot passed must be a list of seats")
+    taking = data.get("taking", False)
+    if not isinstance(taking, bool):
+        raise ValueError("snapshot taking must be true or false")
+    if taking and not rules.throw_in_after_take:
+        raise ValueError("snapshot says the defender is taking, but these rules end the bout at once on a take")
+    bouts = data.get("bouts", 0)
+    if isinstance(bouts, bool) or not isinstance(bouts, int) or bouts < 0:
+        raise ValueError(f"snapshot bouts must be a count from 0, got {bouts!r}")
+    n_beaten = sum(1 for d in defences if d >= 0)
+    limit = data.get("bout_limit", len(hands[defender]) + n_beaten)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ValueError(f"snapshot bout_limit must be a count from 0, got {limit!r}")
+
+    game = object.__new__(cls)
+    game.rules, game.n, game.layout = rules, n, layout_for(rules.deck_size)
+    game.trump, game.trump_card = trump, trump_card
+    game.stock = list(reversed(stock))
+    game.hands = hand_masks
+    game.discard = _mask(discard)
+    game.known = known
+    game.out_groups = [list(g) for g in groups]
+    game.out_mask = out_mask
+    game.first_seat = _seat(data.get("first_seat", 0), "first_seat", n)
+    game.bouts = bouts
+    game.result = None
+    game.attacker, game.defender = attacker, defender
+    game.opener = _seat(data.get("opener", attacker), "opener", n)
+    game.attacks, game.defences = attacks, defences
+    game.open_count = len(attacks) - n_beaten
+    game.table_ranks = 0
+    for c in attacks + [d for d in defences if d >= 0]:
+        game.table_ranks |= RANK_MASKS[c % 13]
+    game.passed = _mask(_seat(s, "passed", n) for s in passed)
+    game.taking = taking
+    game.limit = limit
+    game._legal = None
+    game.to_act = -1
+    if over:
+        if attacks:
+            raise ValueError("snapshot of a finished game must have an empty table")
+        game.throwers = ()
+        game._finish([s for s in range(n) if not out_mask >> s & 1], capped=False)
+        if data["to_act"] is not None:
+            raise ValueError("snapshot to_act must be null once the game is over")
+        return game
+    if rules.max_bouts is not None and bouts >= rules.max_bouts:
+        if attacks or data["to_act"] is not None:
+            raise ValueError(f"snapshot has played {bouts} bouts; these rules end a deal at {rules.max_bouts}")
+        game.throwers = ()
+        game._finish([s for s in range(n) if not out_mask >> s & 1], capped=True)
+        return game
+    if game.open_count > len(hands[defender]) and not taking:
+        raise ValueError("snapshot has more unbeaten cards than the defender holds")
+    game.throwers = game._compute_throwers()
+    actor = game._find_actor()
+    if actor is None:
+        raise ValueError("snapshot is between bouts (every card beaten and everyone passed); take it at a move")
+    if data["to_act"] != actor:
+        raise ValueError(f"snapshot to_act is {data['to_act']!r} but the position waits on seat {actor}")
+    game.to_act = actor
+    return game

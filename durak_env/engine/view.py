@@ -1,0 +1,76 @@
+"""A read-only view of one seat: exactly what that seat can know, for bots and people.
+
+The same information as the environment's observation, as Python objects.  Bots
+are handed a view, never the game, so they cannot reach a hidden card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import Card, cards_of
+from .rules import Rules
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int
+    rules: Rules
+    hand: tuple[Card, ...]
+    """This seat's cards, lowest id first."""
+    hand_mask: int
+    table: tuple[tuple[Card, Card | None], ...]
+    """Attack cards in the order played, each with its beating card or None."""
+    trump_suit: int
+    trump_card: Card
+    """The turned card: known to everyone, remembered after it is drawn (seed 000)."""
+    stock_size: int
+    hand_sizes: tuple[int, ...]
+    out: tuple[int, ...]
+    """Seats that went out, in order."""
+    discard: tuple[Card, ...] | None
+    """The beaten cards, or None where the rules show only their count (seed 003)."""
+    discard_count: int
+    known: tuple[tuple[Card, ...], ...]
+    """Per seat, the cards everyone saw it pick up (or draw face up) that it still holds."""
+    attacker: int
+    defender: int
+    to_act: int | None
+    taking: bool
+    """The defender has said take and the throwers may still add (``throw_in_after_take``)."""
+    passed: tuple[int, ...]
+    bouts: int
+    legal_actions: tuple[int, ...]
+    """The legal action indices when this seat is to act, else empty."""
+
+    @classmethod
+    def of(cls, game, seat: int) -> "SeatView":
+        if not 0 <= seat < game.n:
+            raise ValueError(f"seat must be from 0 to {game.n - 1}, got {seat!r}")
+        to_act = None if game.result is not None else game.to_act
+        return cls(
+            seat=seat,
+            rules=game.rules,
+            hand=tuple(Card(c) for c in cards_of(game.hands[seat])),
+            hand_mask=game.hands[seat],
+            table=tuple(game.table),
+            trump_suit=game.trump,
+            trump_card=Card(game.trump_card),
+            stock_size=len(game.stock),
+            hand_sizes=tuple(h.bit_count() for h in game.hands),
+            out=tuple(game.out),
+            discard=tuple(Card(c) for c in cards_of(game.discard)) if game.rules.open_discard else None,
+            discard_count=game.discard.bit_count(),
+            known=tuple(tuple(Card(c) for c in cards_of(k)) for k in game.known),
+            attacker=game.attacker,
+            defender=game.defender,
+            to_act=to_act,
+            taking=game.taking,
+            passed=tuple(s for s in range(game.n) if game.passed >> s & 1),
+            bouts=game.bouts,
+            legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
+        )
+
+    @property
+    def is_defending(self) -> bool:
+        return self.to_act == self.seat and self.seat == self.defender and not self.taking

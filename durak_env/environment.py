@@ -1,0 +1,180 @@
+"""The PettingZoo AEC environment over the engine: one deal per episode.
+
+Agents are ``player_0`` ... ``player_{n-1}``.  Each observation is
+``{"observation": float32 vector (see observation.py), "action_mask": int8 vector}``;
+actions are indices of the rules' flat layout (see engine/actions.py).  Rewards
+come at the end only (``Result.rewards``): in 2-player the fool -1 and the other
++1, with more players the placing points of seed 003 scaled to [-1, 1], and 0 to
+the seats of a final draw.
+
+A position where the acting seat has exactly one legal move (a take with no
+card that beats, a "done" with nothing to add) is played automatically when
+``auto_play_forced`` is on (the default); ``infos[agent]["auto_played"]`` lists
+those moves as ``(agent, action)`` pairs since the last ``step``.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .engine.actions import decode_action, layout_for
+from .engine.game import Game
+from .engine.render import render
+from .engine.rules import Rules
+from .engine.view import SeatView
+from .observation import ObservationEncoder
+
+RESET_OPTIONS = ("state", "first_seat")
+
+
+def make_rules(rules: Rules | dict | str | None) -> Rules:
+    """Rules from a Rules object, a dict of fields (``{"preset": name, ...}`` allowed), a preset name or None."""
+    if rules is None:
+        return Rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.preset(rules)
+    return Rules.from_dict(rules)
+
+
+class DurakEnv(AECEnv):
+    metadata = {"render_modes": ["ansi", "human"], "name": "durak_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, rules: Rules | dict | str | None = None, render_mode: str | None = None,
+                 auto_play_forced: bool = True):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.rules = make_rules(rules)
+        self.render_mode = render_mode
+        self.auto_play_forced = bool(auto_play_forced)
+        n = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(self.rules)
+        self.layout = layout_for(self.rules.deck_size)
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self.layout.size,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
+        self._obs_buffer = np.zeros(self.encoder.size, dtype=np.float32)
+        self._mask_buffer = np.zeros(self.layout.size, dtype=np.int8)
+        self._rng = random.Random()
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ----- episode ------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game.  ``seed`` fixes this and later deals; ``options={"state": snapshot}``
+        starts from a ``Game.to_dict()`` position and ``options={"first_seat": k}`` deals from seat k."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        options = options or {}
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            warnings.warn(f"reset ignores unknown options {unknown}; known: {', '.join(RESET_OPTIONS)}", stacklevel=2)
+        if options.get("state") is not None:
+            game = Game.from_dict(options["state"])
+            if game.rules != self.rules:
+                raise ValueError("reset state was saved under other rules than this environment's")
+        else:
+            game = Game(self.rules, seed=self._rng.getrandbits(64), first_seat=options.get("first_seat", 0))
+        self.game = game
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._after_move([])
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.game.step(action)  # raises IllegalAction (a ValueError) and changes nothing if illegal
+        self._cumulative_rewards[agent] = 0.0
+        self._after_move([])
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_move(self, auto: list) -> None:
+        game = self.game
+        if self.auto_play_forced:
+            while game.result is None:
+                legal = game.legal_actions()
+                if len(legal) != 1:
+                    break
+                auto.append((self.possible_agents[game.to_act], legal[0]))
+                game.step(legal[0])
+        for a in self.agents:
+            self.infos[a] = {"auto_played": list(auto)}
+        if game.result is not None:
+            for a, r in zip(self.possible_agents, game.result.rewards()):
+                self.rewards[a] = r
+                self.terminations[a] = True
+            self._accumulate_rewards()
+            self.agent_selection = self.agents[0]
+        else:
+            self.rewards = {a: 0.0 for a in self.agents}
+            self.agent_selection = self.possible_agents[game.to_act]
+
+    # ----- what a seat sees ---------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        obs = self.encoder.encode(self.game, seat, self._obs_buffer).copy()
+        mask = self.encoder.mask(self.game, seat, self._mask_buffer).copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def view(self, agent: str) -> SeatView:
+        """The read-only view of ``agent``'s seat (for bots): the observation's information as Python objects."""
+        return self.game.view(self._seat[agent])
+
+    def action_name(self, action: int) -> str:
+        return str(decode_action(action, self.rules))
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        text = render(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(rules: Rules | dict | str | None = None, render_mode: str | None = None, **kwargs: Any) -> DurakEnv:
+    """The environment without wrappers: an illegal action raises ValueError and leaves the game as it was."""
+    return DurakEnv(rules=rules, render_mode=render_mode, **kwargs)
+
+
+def env(rules: Rules | dict | str | None = None, render_mode: str | None = None, **kwargs: Any):
+    """The environment wrapped as PettingZoo's classic games are: an illegal action ends the game
+    with -1 for the seat that tried it (TerminateIllegalWrapper)."""
+    e = raw_env(rules=rules, render_mode=render_mode, **kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
