@@ -11,6 +11,10 @@ A position where the acting seat has exactly one legal move (a take with no
 card that beats, a "done" with nothing to add) is played automatically when
 ``auto_play_forced`` is on (the default); ``infos[agent]["auto_played"]`` lists
 those moves as ``(agent, action)`` pairs since the last ``step``.
+
+A deal without a bout cap can cycle forever under some play (three seats that
+always take); ``max_moves`` (10,000 by default, about 40 times a random game)
+truncates such an episode with no reward.
 """
 
 from __future__ import annotations
@@ -49,8 +53,11 @@ class DurakEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "durak_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: Rules | dict | str | None = None, render_mode: str | None = None,
-                 auto_play_forced: bool = True):
+                 auto_play_forced: bool = True, max_moves: int | None = 10_000):
         super().__init__()
+        if max_moves is not None and (isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1):
+            raise ValueError(f"max_moves must be a positive integer or None, got {max_moves!r}")
+        self.max_moves = max_moves
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.rules = make_rules(rules)
@@ -96,6 +103,7 @@ class DurakEnv(AECEnv):
         else:
             game = Game(self.rules, seed=self._rng.getrandbits(64), first_seat=options.get("first_seat", 0))
         self.game = game
+        self.moves = 0
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -110,6 +118,7 @@ class DurakEnv(AECEnv):
             self._was_dead_step(action)
             return
         self.game.step(action)  # raises IllegalAction (a ValueError) and changes nothing if illegal
+        self.moves += 1
         self._cumulative_rewards[agent] = 0.0
         self._after_move([])
         if self.render_mode == "human":
@@ -124,6 +133,7 @@ class DurakEnv(AECEnv):
                     break
                 auto.append((self.possible_agents[game.to_act], legal[0]))
                 game.step(legal[0])
+                self.moves += 1
         for a in self.agents:
             self.infos[a] = {"auto_played": list(auto)}
         if game.result is not None:
@@ -132,6 +142,11 @@ class DurakEnv(AECEnv):
                 self.terminations[a] = True
             self._accumulate_rewards()
             self.agent_selection = self.agents[0]
+        elif self.max_moves is not None and self.moves >= self.max_moves:
+            # Without a bout cap a deal can cycle (every defender always taking); cut it off, nobody scores.
+            self.rewards = {a: 0.0 for a in self.agents}
+            self.truncations = {a: True for a in self.agents}
+            self.agent_selection = self.possible_agents[game.to_act]
         else:
             self.rewards = {a: 0.0 for a in self.agents}
             self.agent_selection = self.possible_agents[game.to_act]

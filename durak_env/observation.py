@@ -25,7 +25,7 @@ observing seat, index k the seat k places to its left.  The layout::
     room            1   attack cards the cap still allows / max_attacks
     bouts           1   bouts played / max_bouts (0 without a cap)
 
-    size = (7 + n - 1) * D + 4 + 5n + 5     (2 players, 36 cards: 308)
+    size = (6 + n) * D + 4 + 6n + 5     (2 players, 36 cards: 309)
 
 Nothing here depends on a card the seat cannot see: test_observation checks that
 two positions differing only in hidden cards give identical vectors.

@@ -127,6 +127,9 @@ class Game:
         self.first_seat = first_seat
         self.bouts = 0
         self.result = None
+        self.attacks, self.defences = [], []
+        self.open_count = self.table_ranks = self.passed = 0
+        self.taking = False
         leader = self._lowest_trump_holder()
         if leader is None:
             lead = rules.no_trump_lead
@@ -342,11 +345,6 @@ class Game:
         self.attacker = self.opener = attacker
         self.defender = self.next_in(attacker)
         self.limit = self.hands[self.defender].bit_count()
-        self.attacks, self.defences = [], []
-        self.open_count = 0
-        self.table_ranks = 0
-        self.passed = 0
-        self.taking = False
         self.throwers = self._compute_throwers()
         self._legal = None
 
@@ -359,6 +357,9 @@ class Game:
             self.known[d] |= table
         else:
             self.discard |= table
+        self.attacks, self.defences = [], []
+        self.open_count = self.table_ranks = self.passed = 0
+        self.taking = False
         self._refill()
         self.bouts += 1
         if not self.stock:

@@ -1,0 +1,74 @@
+"""Test fixtures written in card names, never raw ids (STYLE.md, example 1)."""
+
+from __future__ import annotations
+
+import random
+
+from durak_env import Card, Game, Rules, encode_action
+from durak_env.engine.cards import cards_of, deck, mask_of
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.parse(t) for t in text.split()]
+
+
+def hand(text: str) -> int:
+    return mask_of(cards(text))
+
+
+def names(mask_or_cards) -> str:
+    items = cards_of(mask_or_cards) if isinstance(mask_or_cards, int) else mask_or_cards
+    return " ".join(sorted((str(Card(c)) for c in items), key=lambda s: Card.parse(s)))
+
+
+def position(rules: Rules, hands: list[str], trump_card: str, table: list[tuple[str, str | None]] = (),
+             stock: int | None = None, attacker: int = 0, defender: int = 1, **extra) -> Game:
+    """A game at a hand-built position.  Cards not named go to the stock (``stock`` cards, the trump
+    card drawn last) and the rest to the discard."""
+    named = [c for h in hands for c in cards(h)] + [Card.parse(c) for pair in table for c in pair if c]
+    trump = Card.parse(trump_card)
+    rest = [c for c in deck(rules.deck_size) if c not in named and c != trump]
+    trump_free = trump not in named
+    if stock is None:
+        stock = len(rest) + trump_free
+    pile = ([trump] if trump_free and stock else []) + rest[: max(0, stock - trump_free)]
+    if len(pile) != stock:
+        raise ValueError("position(): not enough free cards for that stock")
+    discard = [c for c in rest + ([trump] if trump_free else []) if c not in pile]
+    snap = {
+        "rules": rules.to_dict(), "trump_suit": "CDHS"[trump.suit], "trump_card": str(trump),
+        "stock": [str(Card(c)) for c in reversed(pile)], "hands": [h.split() for h in hands],
+        "discard": [str(Card(c)) for c in discard], "table": [list(p) for p in table],
+        "attacker": attacker, "defender": defender, "out": [],
+    }
+    snap.update(extra)
+    for seat in range(rules.num_players):
+        try:
+            return Game.from_dict({**snap, "to_act": seat})
+        except ValueError as err:
+            if "waits on seat" not in str(err):
+                raise
+    raise AssertionError("unreachable")
+
+
+def act(game: Game, text: str) -> None:
+    game.step(encode_action(text, game.rules))
+
+
+def legal(game: Game) -> set[str]:
+    from durak_env import decode_action
+
+    return {str(decode_action(a, game.rules)) for a in game.legal_actions()}
+
+
+def random_game(rules: Rules, seed: int, check=None) -> Game:
+    """Play a game with seeded random legal moves, calling ``check(game)`` after every step."""
+    game = Game(rules, seed)
+    rng = random.Random(seed)
+    if check:
+        check(game)
+    while not game.is_over:
+        game.step(rng.choice(game.legal_actions()))
+        if check:
+            check(game)
+    return game
