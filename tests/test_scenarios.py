@@ -37,7 +37,7 @@ def test_seed004_walkthrough():
     act(game, "attack 6D")  # "It leads the six of diamonds."
     assert legal(game) == {"done"}  # no other six to add before you answer
     act(game, "done")
-    assert game.to_act == you
+    assert game.to_act == you and legal(game) == {"defend 7D", "defend 8D", "defend QC", "take"}
     act(game, "defend 8D")  # "You beat it with the eight of diamonds."
     # "Now only ranks 6 and 8 may be added, and the one card in its hand with either rank is the eight of clubs."
     assert legal(game) == {"attack 8C", "done"}

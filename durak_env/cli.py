@@ -1,0 +1,112 @@
+"""The ``durak`` command line.  Usage errors print one line and exit with status 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+
+from .engine.actions import decode_action
+from .engine.game import Game
+from .engine.render import render
+from .engine.rules import Rules
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, status 2
+        raise UsageError(message)
+
+
+def rules_from_args(args: argparse.Namespace) -> Rules:
+    overrides = {}
+    if getattr(args, "players", None) is not None:
+        overrides["num_players"] = args.players
+    for text in getattr(args, "set", None) or []:
+        key, sep, value = text.partition("=")
+        if not sep:
+            raise UsageError(f"--set takes FIELD=VALUE, got {text!r}")
+        try:
+            overrides[key] = json.loads(value)
+        except json.JSONDecodeError:
+            overrides[key] = value
+    try:
+        return Rules.preset(args.rules, **overrides)
+    except (ValueError, TypeError) as err:
+        raise UsageError(str(err)) from None
+
+
+def add_rules_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", default="podkidnoy", help="a rules preset (see `durak rules`)")
+    p.add_argument("--players", type=int, help="seats at the table (2-6)")
+    p.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a rules field, e.g. transfer=true")
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.show:
+        rules = rules_from_args(argparse.Namespace(rules=args.show, players=None, set=None))
+        print(json.dumps(rules.to_dict(), indent=2))
+        return 0
+    for name, doc in Rules.presets().items():
+        print(f"{name:20s} {doc}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Self-play of seeded random players, printing every move: the main job until training exists."""
+    rules = rules_from_args(args)
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    for g in range(args.games):
+        seed = args.seed + g
+        game = Game(rules, seed=seed)
+        rng = random.Random(seed)
+        print(f"=== game {g + 1}, seed {seed}, rules {args.rules} ({rules.num_players} players)")
+        if not args.quiet:
+            print(render(game))
+        moves = 0
+        while not game.is_over:
+            seat = game.to_act
+            action = rng.choice(game.legal_actions())
+            game.step(action)
+            moves += 1
+            if not args.quiet:
+                print(f"player_{seat}: {decode_action(action, rules)}")
+        r = game.result
+        verdict = "a draw, nobody is the fool" if r.fool is None else f"player_{r.fool} is the fool"
+        print(f"result after {game.bouts} bouts and {moves} moves: {verdict}; places {list(r.placings)}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="durak", description="Durak: rules engine, environment, bots and training.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("rules", help="list the rules presets, or show one's fields")
+    p.add_argument("--show", metavar="PRESET", help="print every field of a preset as JSON")
+    p.set_defaults(func=cmd_rules)
+    p = sub.add_parser("demo", help="watch random players play (self-play printed move by move)")
+    add_rules_args(p)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int, default=1)
+    p.add_argument("--quiet", action="store_true", help="print only each game's result")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except UsageError as err:
+        print(f"durak: error: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
