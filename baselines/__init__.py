@@ -1,0 +1,47 @@
+"""Baseline bots and the tournament evaluator.
+
+Every bot has one interface (``baselines.base.Bot``): ``act(view) -> action index``
+and ``reset(seed)``.  ``make_bot("heuristic")``, ``make_bot("easy:0.5")``,
+``make_bot("search:strong")`` build them by name.
+"""
+
+from __future__ import annotations
+
+from .base import Bot, RandomBot
+from .heuristic import EasyBot, HeuristicBot, heuristic_action
+from .search import LEVELS, SearchBot
+
+BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>")
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>],
+    or a path to an exported policy file."""
+    name, _, arg = spec.partition(":")
+    if name == "random" and not arg:
+        return RandomBot(seed)
+    if name == "heuristic" and not arg:
+        return HeuristicBot(seed)
+    if name == "easy":
+        try:
+            share = float(arg) if arg else 0.3
+        except ValueError:
+            raise ValueError(f"easy takes a share of random moves from 0 to 1, e.g. easy:0.3; got {spec!r}") from None
+        return EasyBot(seed, randomness=share)
+    if name == "search":
+        if not arg:
+            return SearchBot(seed)
+        if arg.isdigit():
+            return SearchBot(seed, worlds=int(arg))
+        return SearchBot(seed, level=arg)
+    from pathlib import Path
+
+    if Path(spec).suffix in (".onnx", ".pt", ".durak") or Path(spec).exists():
+        from .policy_file import load_bot
+
+        return load_bot(spec)
+    raise ValueError(f"unknown bot {spec!r}; bots: {', '.join(BOT_NAMES)}, or an exported policy file")
+
+
+__all__ = ["BOT_NAMES", "Bot", "EasyBot", "HeuristicBot", "LEVELS", "RandomBot", "SearchBot", "heuristic_action",
+           "make_bot"]

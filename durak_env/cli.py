@@ -82,6 +82,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    """A tournament between bots (see baselines/evaluate.py)."""
+    from baselines.evaluate import evaluate, write_outputs
+
+    rules = rules_from_args(args)
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    try:
+        report = evaluate(args.bots, rules, games=args.games, seed=args.seed, duplicate=not args.no_duplicate,
+                          workers=args.workers, progress=not args.quiet)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    print(report.table())
+    try:
+        write_outputs(report, args.json, args.csv, args.chart)
+    except OSError as err:
+        raise UsageError(f"cannot write output: {err}") from None
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="durak", description="Durak: rules engine, environment, bots and training.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -94,6 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="print only each game's result")
     p.set_defaults(func=cmd_demo)
+    p = sub.add_parser("eval", help="play bots against each other and report fool rates with 95% CIs")
+    p.add_argument("bots", nargs="+", help="bots: random, heuristic, easy[:share], search[:fast|medium|strong|N], "
+                                            "or an exported policy file")
+    add_rules_args(p)
+    p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole duplicate decks)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-duplicate", action="store_true", help="one game per deck, seats rotating between decks")
+    p.add_argument("--workers", type=int, help="processes (default: 2)")
+    p.add_argument("--json", help="write the summary as JSON")
+    p.add_argument("--csv", help="write one row per seat per game as CSV")
+    p.add_argument("--chart", help="write a PNG chart of fool rates")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_eval)
     return parser
 
 

@@ -35,11 +35,18 @@ class SeatView:
     """Per seat, the cards everyone saw it pick up (or draw face up) that it still holds."""
     attacker: int
     defender: int
+    opener: int
+    """The seat that opened this bout (it draws first)."""
+    bout_limit: int
+    """The defender's hand when the bout began or the attack was transferred to it."""
     to_act: int | None
     taking: bool
     """The defender has said take and the throwers may still add (``throw_in_after_take``)."""
     passed: tuple[int, ...]
     bouts: int
+    out_groups: tuple[tuple[int, ...], ...]
+    """Seats that went out, grouped by the bout they went out in (ties)."""
+    first_seat: int
     legal_actions: tuple[int, ...]
     """The legal action indices when this seat is to act, else empty."""
 
@@ -64,10 +71,14 @@ class SeatView:
             known=tuple(tuple(Card(c) for c in cards_of(k)) for k in game.known),
             attacker=game.attacker,
             defender=game.defender,
+            opener=game.opener,
+            bout_limit=game.limit,
             to_act=to_act,
             taking=game.taking,
             passed=tuple(s for s in range(game.n) if game.passed >> s & 1),
             bouts=game.bouts,
+            out_groups=tuple(tuple(g) for g in game.out_groups),
+            first_seat=game.first_seat,
             legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
         )
 

@@ -1,0 +1,78 @@
+"""Worlds consistent with what one seat knows: the unseen cards dealt at random.
+
+Seed 001: "The stronger players try out many possible layouts of the unseen cards
+before choosing."  ``sample_world`` reads only a ``SeatView``, so a search built
+on it cannot reach a hidden card: two positions the seat cannot tell apart give
+the same worlds for the same generator.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .actions import layout_for
+from .cards import RANK_MASKS, deck, mask_of
+from .game import Game
+from .view import SeatView
+
+
+def unseen_cards(view: SeatView) -> list[int]:
+    """Cards whose place this seat cannot know, in id order."""
+    seen = view.hand_mask | mask_of(a for a, _ in view.table) | mask_of(d for _, d in view.table if d is not None)
+    if view.discard is not None:
+        seen |= mask_of(view.discard)
+    for k in view.known:
+        seen |= mask_of(k)
+    if view.stock_size:
+        seen |= 1 << view.trump_card  # the face-up card lies at the bottom of the stock
+    return [c for c in deck(view.rules.deck_size) if not seen >> c & 1]
+
+
+def sample_world(view: SeatView, rng: random.Random) -> Game:
+    """A full game in which this seat's hand, the table and everything public are as it sees them,
+    and the unseen cards are shuffled into the other hands, the stock and (if hidden) the discard."""
+    rules = view.rules
+    n = rules.num_players
+    pool = unseen_cards(view)
+    rng.shuffle(pool)
+    hands = [0] * n
+    for s in range(n):
+        if s == view.seat:
+            hands[s] = view.hand_mask
+            continue
+        known = mask_of(view.known[s])
+        need = view.hand_sizes[s] - len(view.known[s])
+        hands[s] = known | mask_of(pool[:need])
+        del pool[:need]
+    stock = []
+    if view.stock_size:
+        stock_hidden = view.stock_size - 1
+        stock = [view.trump_card] + pool[:stock_hidden]  # drawn from the back; the trump card last
+        del pool[:stock_hidden]
+    discard = mask_of(view.discard) if view.discard is not None else mask_of(pool)
+    if view.discard is None:
+        pool = []
+    if pool:
+        raise ValueError("sample_world: the view's counts do not add up to the deck")
+
+    g = object.__new__(Game)
+    g.rules, g.n, g.layout = rules, n, layout_for(rules.deck_size)
+    g.trump, g.trump_card = view.trump_suit, int(view.trump_card)
+    g.stock, g.hands, g.discard = stock, hands, discard
+    g.known = [mask_of(k) for k in view.known]
+    g.out_groups = [list(x) for x in view.out_groups]
+    g.out_mask = mask_of(view.out)
+    g.first_seat, g.bouts, g.result = view.first_seat, view.bouts, None
+    g.attacks = [int(a) for a, _ in view.table]
+    g.defences = [-1 if d is None else int(d) for _, d in view.table]
+    g.open_count = sum(1 for _, d in view.table if d is None)
+    g.table_ranks = 0
+    for c in g.attacks + [d for d in g.defences if d >= 0]:
+        g.table_ranks |= RANK_MASKS[c % 13]
+    g.attacker, g.defender, g.opener = view.attacker, view.defender, view.opener
+    g.passed = mask_of(view.passed)
+    g.taking, g.limit = view.taking, view.bout_limit
+    g.throwers = g._compute_throwers()
+    g._legal = None
+    g.to_act = view.to_act if view.to_act is not None else -1
+    return g

@@ -1,0 +1,77 @@
+"""The evaluator: numbers add up, duplicate deals are the same decks, outputs and CLI."""
+
+import json
+
+import pytest
+
+from baselines.evaluate import evaluate, write_outputs
+from durak_env import Rules
+from durak_env.cli import main
+
+
+def test_small_tournament_adds_up():
+    report = evaluate(["heuristic", "random"], Rules(), games=60, seed=3, workers=1)
+    assert report.games == 60 and report.deals == 30
+    for rec in report.records:
+        n_fools = sum(1 for p in rec.placings if p == 2 and rec.fool_seat is not None)
+        assert (rec.fool_seat is None) or n_fools == 1
+    fools = sum(s.fools for s in report.stats)
+    draws = sum(1 for r in report.records if r.fool_seat is None)
+    assert fools + draws == report.games
+    for s in report.stats:
+        assert s.games == 60 and s.fool_ci[0] <= s.fool_rate <= s.fool_ci[1]
+    assert report.head_to_head["a_not_fool"] == pytest.approx(1 - report.stats[0].fool_rate)
+
+
+def test_duplicate_deals_replay_the_same_deck_with_seats_rotated():
+    report = evaluate(["heuristic", "easy", "random"], Rules(num_players=3), games=30, seed=2, workers=1)
+    by_deal = {}
+    for rec in report.records:
+        by_deal.setdefault(rec.deal, []).append(rec)
+    decks = set()
+    for recs in by_deal.values():
+        assert len(recs) == 3 and len({r.deck for r in recs}) == 1
+        assert sorted(r.bots for r in recs) == sorted([(0, 1, 2), (1, 2, 0), (2, 0, 1)])
+        decks.add(recs[0].deck)
+    assert len(decks) == len(by_deal)  # and different deals are different decks
+    assert all(s.rating is not None for s in report.stats)
+
+
+def test_more_bots_than_seats_play_every_pairing():
+    report = evaluate(["heuristic", "easy", "random"], Rules(), games=30, seed=2, workers=1)
+    assert {r.bots for r in report.records} >= {(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)}
+
+
+def test_two_workers_give_the_same_results():
+    one = evaluate(["heuristic", "easy"], Rules(), games=40, seed=9, workers=1)
+    two = evaluate(["heuristic", "easy"], Rules(), games=40, seed=9, workers=2)
+    assert one.records == two.records
+
+
+def test_outputs(tmp_path):
+    report = evaluate(["heuristic", "random"], Rules(), games=20, seed=1, workers=1)
+    write_outputs(report, tmp_path / "r.json", tmp_path / "r.csv", tmp_path / "r.png")
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["stats"][0]["name"] == "heuristic"
+    assert len((tmp_path / "r.csv").read_text().splitlines()) == 1 + 2 * 20
+    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["eval", "heuristic", "nobot"], "unknown bot 'nobot'"),
+    (["eval", "heuristic", "random", "--games", "0"], "--games"),
+    (["eval", "heuristic", "random", "--rules", "bad"], "unknown rules preset"),
+    (["eval", "heuristic"], "at least two bots"),
+    (["eval", "heuristic", "random", "--json", "/nonexistent/dir/x.json", "--games", "2"], "cannot write"),
+])
+def test_eval_cli_usage_errors(argv, words, capsys):
+    assert main(argv + ["--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_eval_cli_prints_the_table(capsys, tmp_path):
+    assert main(["eval", "heuristic", "random", "--games", "10", "--quiet", "--workers", "1",
+                 "--json", str(tmp_path / "x.json")]) == 0
+    out = capsys.readouterr().out
+    assert "fool rate" in out and "head to head" in out
