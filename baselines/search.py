@@ -35,10 +35,10 @@ def rollout(game: Game, seat: int) -> float:
             return game.result.rewards()[seat]
         legal = game.legal_actions()
         if len(legal) == 1:
-            game.step(legal[0])
+            game.play_unchecked(legal[0])
             continue
         s = game.to_act
-        game.step(heuristic_action(legal, game.hands[s], game.trump, len(game.stock), game.attacks,
+        game.play_unchecked(heuristic_action(legal, game.hands[s], game.trump, len(game.stock), game.attacks,
                                    game.open_count, game.taking, lay))
     return 0.0
 

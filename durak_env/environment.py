@@ -154,9 +154,9 @@ class DurakEnv(AECEnv):
     # ----- what a seat sees ---------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
-        obs = self.encoder.encode(self.game, seat, self._obs_buffer).copy()
-        mask = self.encoder.mask(self.game, seat, self._mask_buffer).copy()
+        view = self.game.view(self._seat[agent])
+        obs = self.encoder.encode(view, self._obs_buffer).copy()
+        mask = self.encoder.mask(view, self._mask_buffer).copy()
         return {"observation": obs, "action_mask": mask}
 
     def view(self, agent: str) -> SeatView:

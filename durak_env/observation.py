@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine.actions import layout_for
-from .engine.game import Game
+from .engine.view import SeatView
 from .engine.rules import Rules
 
 OBSERVATION_VERSION = 1
@@ -60,7 +60,7 @@ def observation_slices(rules: Rules) -> dict[str, slice]:
 
 
 class ObservationEncoder:
-    """Writes a seat's observation of a game into an array, with no per-call allocation of planes."""
+    """Writes a seat's observation, read from its ``SeatView``, into a float32 array."""
 
     def __init__(self, rules: Rules):
         self.rules = rules
@@ -76,53 +76,58 @@ class ObservationEncoder:
         self._plane_offsets += [s["known"].start + k * d for k in range(n - 1)]
         self._plane_index = np.concatenate([np.arange(o, o + d) for o in self._plane_offsets])
 
-    def encode(self, game: Game, seat: int, out: np.ndarray) -> np.ndarray:
-        rules, n, d = self.rules, game.n, self.rules.deck_size
+    def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
+        """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""
+        if out is None:
+            out = np.zeros(self.size, dtype=np.float32)
+        rules, d = self.rules, self.rules.deck_size
+        n = rules.num_players
         s = self.slices
+        seat = view.seat
         rel = [(seat + k) % n for k in range(n)]
         open_mask = beaten_mask = defence_mask = next_mask = 0
-        first_open = len(game.attacks) - game.open_count
-        for i, (a, dc) in enumerate(zip(game.attacks, game.defences)):
-            if dc < 0:
+        for a, dc in view.table:
+            if dc is None:
+                if not open_mask:
+                    next_mask = 1 << a  # the earliest unbeaten attack
                 open_mask |= 1 << a
-                if i == first_open:
-                    next_mask = 1 << a
             else:
                 beaten_mask |= 1 << a
                 defence_mask |= 1 << dc
         masks = [
-            game.hands[seat], open_mask, beaten_mask, defence_mask, next_mask,
-            game.discard if rules.open_discard else 0, 1 << game.trump_card,
+            view.hand_mask, open_mask, beaten_mask, defence_mask, next_mask,
+            view.discard_mask or 0, 1 << view.trump_card,
         ]
-        masks += [game.known[rel[k]] for k in range(1, n)]
+        masks += [view.known_masks[rel[k]] for k in range(1, n)]
         raw = np.frombuffer(b"".join(m.to_bytes(8, "little") for m in masks), dtype=np.uint8)
         bits = np.unpackbits(raw, bitorder="little").reshape(len(masks), 64)
         out[self._plane_index] = bits[:, self._deck_ids].ravel()
 
         t = s["trump_suit"].start
         out[t:t + 4] = 0
-        out[t + game.trump] = 1
-        over = game.result is not None
+        out[t + view.trump_suit] = 1
+        over = view.is_over
+        out_seats, passed = set(view.out), set(view.passed)
         for name, value in (
-            ("hand_sizes", [game.hands[r].bit_count() / d for r in rel]),
-            ("out", [float(game.out_mask >> r & 1) for r in rel]),
-            ("attacker", [float(r == game.attacker and not over) for r in rel]),
-            ("defender", [float(r == game.defender and not over) for r in rel]),
-            ("to_act", [float(r == game.to_act and not over) for r in rel]),
-            ("passed", [float(game.passed >> r & 1) for r in rel]),
+            ("hand_sizes", [view.hand_sizes[r] / d for r in rel]),
+            ("out", [float(r in out_seats) for r in rel]),
+            ("attacker", [float(r == view.attacker and not over) for r in rel]),
+            ("defender", [float(r == view.defender and not over) for r in rel]),
+            ("to_act", [float(r == view.to_act) for r in rel]),
+            ("passed", [float(r in passed) for r in rel]),
         ):
             out[s[name]] = value
-        cap_left = 0 if over else max(0, game._cap() - len(game.attacks))
-        out[s["stock_size"].start] = len(game.stock) / d
-        out[s["discard_count"].start] = game.discard.bit_count() / d
-        out[s["taking"].start] = float(game.taking)
-        out[s["room"].start] = cap_left / rules.max_attacks
-        out[s["bouts"].start] = min(1.0, game.bouts / rules.max_bouts) if rules.max_bouts else 0.0
+        out[s["stock_size"].start] = view.stock_size / d
+        out[s["discard_count"].start] = view.discard_count / d
+        out[s["taking"].start] = float(view.taking)
+        out[s["room"].start] = view.room / rules.max_attacks
+        out[s["bouts"].start] = min(1.0, view.bouts / rules.max_bouts) if rules.max_bouts else 0.0
         return out
 
-    def mask(self, game: Game, seat: int, out: np.ndarray) -> np.ndarray:
-        """The int8 legal-action mask of ``seat``: all zero unless it is the seat to act."""
+    def mask(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
+        """The int8 legal-action mask: all zero unless the view's seat is to act."""
+        if out is None:
+            out = np.zeros(self.num_actions, dtype=np.int8)
         out[:] = 0
-        if game.result is None and game.to_act == seat:
-            out[game.legal_actions()] = 1
+        out[list(view.legal_actions)] = 1
         return out

@@ -19,10 +19,10 @@ from .view import SeatView
 def unseen_cards(view: SeatView) -> list[int]:
     """Cards whose place this seat cannot know, in id order."""
     seen = view.hand_mask | mask_of(a for a, _ in view.table) | mask_of(d for _, d in view.table if d is not None)
-    if view.discard is not None:
-        seen |= mask_of(view.discard)
-    for k in view.known:
-        seen |= mask_of(k)
+    if view.discard_mask is not None:
+        seen |= view.discard_mask
+    for k in view.known_masks:
+        seen |= k
     if view.stock_size:
         seen |= 1 << view.trump_card  # the face-up card lies at the bottom of the stock
     return [c for c in deck(view.rules.deck_size) if not seen >> c & 1]
@@ -40,8 +40,8 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
         if s == view.seat:
             hands[s] = view.hand_mask
             continue
-        known = mask_of(view.known[s])
-        need = view.hand_sizes[s] - len(view.known[s])
+        known = view.known_masks[s]
+        need = view.hand_sizes[s] - known.bit_count()
         hands[s] = known | mask_of(pool[:need])
         del pool[:need]
     stock = []
@@ -49,9 +49,10 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
         stock_hidden = view.stock_size - 1
         stock = [view.trump_card] + pool[:stock_hidden]  # drawn from the back; the trump card last
         del pool[:stock_hidden]
-    discard = mask_of(view.discard) if view.discard is not None else mask_of(pool)
-    if view.discard is None:
-        pool = []
+    if view.discard_mask is None:
+        discard, pool = mask_of(pool), []
+    else:
+        discard = view.discard_mask
     if pool:
         raise ValueError("sample_world: the view's counts do not add up to the deck")
 
@@ -59,7 +60,7 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     g.rules, g.n, g.layout = rules, n, layout_for(rules.deck_size)
     g.trump, g.trump_card = view.trump_suit, int(view.trump_card)
     g.stock, g.hands, g.discard = stock, hands, discard
-    g.known = [mask_of(k) for k in view.known]
+    g.known = list(view.known_masks)
     g.out_groups = [list(x) for x in view.out_groups]
     g.out_mask = mask_of(view.out)
     g.first_seat, g.bouts, g.result = view.first_seat, view.bouts, None

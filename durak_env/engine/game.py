@@ -42,6 +42,7 @@ from .cards import (
 )
 from .rules import Rules
 from .snapshot import load_snapshot
+from .view import SeatView, attack_cap
 
 class IllegalAction(ValueError):
     """An action the position does not allow.  The game is left unchanged."""
@@ -184,10 +185,7 @@ class Game:
         return seat
 
     def _cap(self) -> int:
-        """Seed 002: "never more than six attacks in a bout, five until the first discard"."""
-        rules = self.rules
-        early = not self.discard if rules.early_ends == "first_discard" else self.bouts == 0
-        return rules.max_attacks_early if early else rules.max_attacks
+        return attack_cap(self.rules, self.discard.bit_count(), self.bouts)
 
     def _room(self) -> bool:
         """Whether one more attack card may land (seed 004's first two tests for adding a card)."""
@@ -280,7 +278,10 @@ class Game:
             index = None
         if index is None or isinstance(action, bool) or index not in legal:
             raise IllegalAction(self._refusal(action), action, tuple(legal))
-        action = index
+        self.play_unchecked(index)
+
+    def play_unchecked(self, action: int) -> None:
+        """Play an action known to be legal (one of ``legal_actions()``), skipping the check: for rollouts."""
         lay = self.layout
         seat = self.to_act
         self._legal = None
@@ -449,10 +450,8 @@ class Game:
         g._legal = None
         return g
 
-    def view(self, seat: int):
+    def view(self, seat: int) -> SeatView:
         """What ``seat`` can know, as Python objects (see view.py)."""
-        from .view import SeatView
-
         return SeatView.of(self, seat)
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """A read-only view of one seat: exactly what that seat can know, for bots and people.
 
-The same information as the environment's observation, as Python objects.  Bots
-are handed a view, never the game, so they cannot reach a hidden card.
+The same information as the environment's observation (which is encoded from
+it), as Python objects: sets of cards are kept as bitmasks, with Card tuples
+offered as properties.  Bots are handed a view, never the game, so they cannot
+reach a hidden card.
 """
 
 from __future__ import annotations
@@ -12,12 +14,17 @@ from .cards import Card, cards_of
 from .rules import Rules
 
 
+def attack_cap(rules: Rules, discard_count: int, bouts: int) -> int:
+    """Attack cards allowed in the current bout (seed 002: "never more than six attacks in a bout, five until
+    the first discard"; seed 003: "Up to five cards may attack the first bout, six after that")."""
+    early = discard_count == 0 if rules.early_ends == "first_discard" else bouts == 0
+    return rules.max_attacks_early if early else rules.max_attacks
+
+
 @dataclass(frozen=True)
 class SeatView:
     seat: int
     rules: Rules
-    hand: tuple[Card, ...]
-    """This seat's cards, lowest id first."""
     hand_mask: int
     table: tuple[tuple[Card, Card | None], ...]
     """Attack cards in the order played, each with its beating card or None."""
@@ -28,10 +35,12 @@ class SeatView:
     hand_sizes: tuple[int, ...]
     out: tuple[int, ...]
     """Seats that went out, in order."""
-    discard: tuple[Card, ...] | None
+    out_groups: tuple[tuple[int, ...], ...]
+    """The same seats grouped by the bout they went out in (ties)."""
+    discard_mask: int | None
     """The beaten cards, or None where the rules show only their count (seed 003)."""
     discard_count: int
-    known: tuple[tuple[Card, ...], ...]
+    known_masks: tuple[int, ...]
     """Per seat, the cards everyone saw it pick up (or draw face up) that it still holds."""
     attacker: int
     defender: int
@@ -44,21 +53,19 @@ class SeatView:
     """The defender has said take and the throwers may still add (``throw_in_after_take``)."""
     passed: tuple[int, ...]
     bouts: int
-    out_groups: tuple[tuple[int, ...], ...]
-    """Seats that went out, grouped by the bout they went out in (ties)."""
     first_seat: int
     legal_actions: tuple[int, ...]
     """The legal action indices when this seat is to act, else empty."""
 
     @classmethod
     def of(cls, game, seat: int) -> "SeatView":
-        if not 0 <= seat < game.n:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.n:
             raise ValueError(f"seat must be from 0 to {game.n - 1}, got {seat!r}")
-        to_act = None if game.result is not None else game.to_act
+        over = game.result is not None
+        to_act = None if over else game.to_act
         return cls(
             seat=seat,
             rules=game.rules,
-            hand=tuple(Card(c) for c in cards_of(game.hands[seat])),
             hand_mask=game.hands[seat],
             table=tuple(game.table),
             trump_suit=game.trump,
@@ -66,9 +73,10 @@ class SeatView:
             stock_size=len(game.stock),
             hand_sizes=tuple(h.bit_count() for h in game.hands),
             out=tuple(game.out),
-            discard=tuple(Card(c) for c in cards_of(game.discard)) if game.rules.open_discard else None,
+            out_groups=tuple(tuple(g) for g in game.out_groups),
+            discard_mask=game.discard if game.rules.open_discard else None,
             discard_count=game.discard.bit_count(),
-            known=tuple(tuple(Card(c) for c in cards_of(k)) for k in game.known),
+            known_masks=tuple(game.known),
             attacker=game.attacker,
             defender=game.defender,
             opener=game.opener,
@@ -77,11 +85,34 @@ class SeatView:
             taking=game.taking,
             passed=tuple(s for s in range(game.n) if game.passed >> s & 1),
             bouts=game.bouts,
-            out_groups=tuple(tuple(g) for g in game.out_groups),
             first_seat=game.first_seat,
             legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
         )
 
     @property
+    def hand(self) -> tuple[Card, ...]:
+        """This seat's cards, lowest id first."""
+        return tuple(Card(c) for c in cards_of(self.hand_mask))
+
+    @property
+    def discard(self) -> tuple[Card, ...] | None:
+        return None if self.discard_mask is None else tuple(Card(c) for c in cards_of(self.discard_mask))
+
+    @property
+    def known(self) -> tuple[tuple[Card, ...], ...]:
+        return tuple(tuple(Card(c) for c in cards_of(k)) for k in self.known_masks)
+
+    @property
+    def is_over(self) -> bool:
+        return self.to_act is None
+
+    @property
     def is_defending(self) -> bool:
         return self.to_act == self.seat and self.seat == self.defender and not self.taking
+
+    @property
+    def room(self) -> int:
+        """Attack cards the cap still allows in this bout."""
+        if self.is_over:
+            return 0
+        return max(0, attack_cap(self.rules, self.discard_count, self.bouts) - len(self.table))
