@@ -177,7 +177,10 @@ def evaluate(bots: list[str], rules: Rules | None = None, games: int = 1000, see
     if len(bots) < 2:
         raise ValueError("evaluate needs at least two bots")
     for spec in bots:
-        make_bot(spec)  # unknown names fail here, in one line
+        bot = make_bot(spec)  # unknown names and unreadable files fail here, in one line
+        made_for = getattr(bot, "rules", None)
+        if made_for is not None and made_for != rules:
+            raise ValueError(f"{spec} was trained for other rules than this tournament's; pass --rules to match")
     n = rules.num_players
     if len(bots) > n:
         lineups = [tuple(c) for c in itertools.combinations(range(len(bots)), n)]

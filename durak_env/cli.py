@@ -6,6 +6,8 @@ import argparse
 import json
 import random
 import sys
+import time
+from pathlib import Path
 
 from .engine.actions import decode_action
 from .engine.game import Game
@@ -104,6 +106,61 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    """Self-play PPO (training/train.py); the README's main job."""
+    try:
+        from training.config import ConfigError, TrainConfig
+        from training.train import train
+    except ImportError as err:
+        raise UsageError(f"training needs torch and the training package: {err}") from None
+    if args.backend != "torch":
+        raise UsageError(f"unknown backend {args.backend!r}; backends: torch")
+    try:
+        if args.resume:
+            run = train(resume=args.resume, progress=not args.quiet)
+        else:
+            if not args.config:
+                raise UsageError("give --config FILE (e.g. configs/default.yaml) or --resume RUN_DIR")
+            cfg = TrainConfig.load(args.config)
+            if args.total_steps is not None:
+                cfg.total_steps = args.total_steps
+                cfg.validate()
+            if args.seed is not None:
+                cfg.seed = args.seed
+                cfg.validate()
+            run_dir = args.run_dir or str(Path("runs") / f"{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+            run = train(cfg, run_dir=run_dir, progress=not args.quiet)
+    except (ConfigError, ValueError) as err:
+        raise UsageError(str(err)) from None
+    print(f"run folder: {run}")
+    if (run / "bot.onnx").exists():
+        print(f"trained bot: {run / 'bot.onnx'}  (play it: durak play --opponent {run / 'bot.onnx'})")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from training.export import export
+
+    try:
+        out = export(args.checkpoint, args.format, args.output)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    except OSError as err:
+        raise UsageError(f"cannot write {args.output}: {err.strerror or err}") from None
+    print(f"wrote {out}")
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from .play import play_terminal
+
+    rules = rules_from_args(args)
+    try:
+        return play_terminal(rules, args.opponent, seed=args.seed, seat=args.seat)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="durak", description="Durak: rules engine, environment, bots and training.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -129,6 +186,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chart", help="write a PNG chart of fool rates")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
+    p = sub.add_parser("train", help="self-play PPO training (the main job)")
+    p.add_argument("--config", help="a YAML config, e.g. configs/default.yaml")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
+    p.add_argument("--run-dir", help="where to write the run (default: runs/<config>-<time>)")
+    p.add_argument("--total-steps", type=int, help="override the config's total_steps")
+    p.add_argument("--seed", type=int, help="override the config's seed")
+    p.add_argument("--backend", default="torch", help="torch (this package's PPO)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+    p = sub.add_parser("export", help="export a checkpoint as a playable bot file")
+    p.add_argument("checkpoint", help="a checkpoint file, or a run folder (its latest checkpoint)")
+    p.add_argument("--format", choices=("onnx", "torchscript"), default="onnx")
+    p.add_argument("-o", "--output", required=True, help="the bot file to write")
+    p.set_defaults(func=cmd_export)
+    p = sub.add_parser("play", help="play against bots in the terminal")
+    add_rules_args(p)
+    p.add_argument("--opponent", default="heuristic",
+                   help="heuristic, easy, search, random, or an exported bot file (default: heuristic)")
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument("--seed", type=int, help="fix the deal")
+    p.set_defaults(func=cmd_play)
     return parser
 
 

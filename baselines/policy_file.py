@@ -1,0 +1,144 @@
+"""Bots from exported policy files (``durak export``): ONNX or TorchScript.
+
+Loading never runs Python code from the file: ONNX is a graph read by
+onnxruntime, and TorchScript archives go through TorchScript's own restricted
+loader (no Python pickle globals).  A file made for other rules or another observation layout is refused
+with a message saying what it was made for.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from durak_env.engine.actions import LAYOUT_VERSION
+from durak_env.engine.rules import Rules
+from durak_env.engine.view import SeatView
+from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
+
+METADATA_KEY = "durak_env"
+
+
+class PolicyBot:
+    """A trained policy behind the common bot interface; plays its most probable legal action."""
+
+    def __init__(self, probabilities, rules: Rules, name: str, sample: bool = False, seed: int | None = None):
+        self._probabilities = probabilities  # (obs [B, size] float32, mask [B, N] int8) -> probs [B, N]
+        self.rules = rules
+        self.name = name
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+        self.encoder = ObservationEncoder(rules)
+        self._obs = np.zeros((1, self.encoder.size), dtype=np.float32)
+        self._mask = np.zeros((1, self.encoder.num_actions), dtype=np.int8)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def probabilities(self, view: SeatView) -> np.ndarray:
+        if view.rules != self.rules:
+            raise ValueError(f"{self.name} was trained for other rules ({_describe(self.rules)}); "
+                             f"this game is {_describe(view.rules)}")
+        self.encoder.encode(view, self._obs[0])
+        self.encoder.mask(view, self._mask[0])
+        return np.asarray(self._probabilities(self._obs, self._mask))[0]
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        probs = self.probabilities(view)
+        legal_probs = probs[list(legal)]
+        if self.sample:
+            p = legal_probs / legal_probs.sum()
+            return int(legal[self.rng.choice(len(legal), p=p)])
+        return int(legal[int(np.argmax(legal_probs))])
+
+
+def _describe(rules: Rules) -> str:
+    diff = {k: v for k, v in rules.to_dict().items() if v != Rules().to_dict()[k]}
+    return "default podkidnoy" if not diff else ", ".join(f"{k}={v}" for k, v in diff.items())
+
+
+def _check_meta(meta: dict, path: str) -> Rules:
+    if not isinstance(meta, dict) or "rules" not in meta:
+        raise ValueError(f"{path} carries no durak_env metadata; export bots with `durak export`")
+    if meta.get("observation_version") != OBSERVATION_VERSION or meta.get("layout_version") != LAYOUT_VERSION:
+        raise ValueError(
+            f"{path} was made for observation layout v{meta.get('observation_version')} and action layout "
+            f"v{meta.get('layout_version')}; this durak_env reads v{OBSERVATION_VERSION} and v{LAYOUT_VERSION}")
+    try:
+        return Rules.from_dict(meta["rules"])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{path} names rules this durak_env cannot read: {err}") from None
+
+
+def load_bot(path: str | Path, rules: Rules | None = None, sample: bool = False, seed: int | None = None) -> PolicyBot:
+    """A bot from an exported ``.onnx`` or TorchScript file; refuses a file made for other rules."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no bot file at {path}")
+    name = path.name
+    head = path.read_bytes()[:4]
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            names = z.namelist()
+        extra = [n for n in names if n.endswith(f"extra/{METADATA_KEY}.json")]
+        if not extra:
+            raise ValueError(f"{path} is not an exported bot (a training checkpoint? export it with `durak export`)")
+        bot = _load_torchscript(path, name, sample, seed)
+    elif path.suffix == ".onnx" or head[:1] == b"\x08":
+        bot = _load_onnx(path, name, sample, seed)
+    else:
+        raise ValueError(f"{path} is not a bot file (ONNX or TorchScript from `durak export`)")
+    if rules is not None and rules != bot.rules:
+        raise ValueError(f"{name} was trained for other rules ({_describe(bot.rules)}); this game is {_describe(rules)}")
+    return bot
+
+
+def _load_onnx(path: Path, name: str, sample: bool, seed) -> PolicyBot:
+    import onnxruntime as ort
+
+    try:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as err:
+        raise ValueError(f"{path} is not a readable ONNX bot ({type(err).__name__})") from None
+    raw = session.get_modelmeta().custom_metadata_map.get(METADATA_KEY)
+    try:
+        meta = json.loads(raw) if raw else None
+    except json.JSONDecodeError:
+        meta = None
+    rules = _check_meta(meta, str(path))
+
+    def probabilities(obs, mask):
+        return session.run(["probabilities"], {"observation": obs, "action_mask": mask})[0]
+
+    return PolicyBot(probabilities, rules, name, sample, seed)
+
+
+def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
+    import torch
+
+    extra = {f"{METADATA_KEY}.json": ""}
+    try:
+        module = torch.jit.load(str(path), map_location="cpu", _extra_files=extra)
+    except Exception as err:
+        raise ValueError(f"{path} is not a readable TorchScript bot ({type(err).__name__})") from None
+    try:
+        meta = json.loads(extra[f"{METADATA_KEY}.json"])
+    except json.JSONDecodeError:
+        meta = None
+    rules = _check_meta(meta, str(path))
+    module.eval()
+
+    def probabilities(obs, mask):
+        with torch.no_grad():
+            return module(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+
+    return PolicyBot(probabilities, rules, name, sample, seed)

@@ -1,0 +1,178 @@
+"""Training end to end on a tiny config: masked sampling, checkpoints, resume, export, loading, playing."""
+
+import json
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from baselines import make_bot
+from baselines.evaluate import evaluate
+from baselines.policy_file import load_bot
+from durak_env import Game, Rules
+from durak_env.cli import main
+from training.config import ConfigError, TrainConfig
+from training.export import export, policy_from_checkpoint
+from training.policy import sample_masked
+from training.train import load_checkpoint, train
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ROOT / "configs" / "tiny.yaml"
+
+
+def test_masked_sampling_never_picks_an_illegal_action():
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(50):
+        mask = (torch.rand(64, 110, generator=gen) < 0.05).to(torch.int8)
+        mask[torch.arange(64), torch.randint(0, 110, (64,), generator=gen)] = 1
+        logits = torch.randn(64, 110, generator=gen) * 5
+        logits = logits.masked_fill(mask == 0, -1e9)
+        actions, logp = sample_masked(logits, gen)
+        assert mask[torch.arange(64), actions].all()
+        assert torch.isfinite(logp).all()
+
+
+def test_every_shipped_config_is_valid():
+    for path in (ROOT / "configs").glob("*.yaml"):
+        cfg = TrainConfig.load(path)
+        cfg.make_rules()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("total_step: 10\n", "unknown key 'total_step'"),
+    ("total_steps: -5\n", "total_steps must be an integer >= 1"),
+    ("learning_rate: fast\n", "learning_rate must be a number"),
+    ("hidden_sizes: []\n", "hidden_sizes"),
+    ("opponents: {robot: 1}\n", "unknown kind 'robot'"),
+    ("opponents: {heuristic: -1}\n", "opponents.heuristic"),
+    ("rules: {players: 3}\n", "rules: unknown rules field 'players'"),
+    ("rules: nosuch\n", "unknown rules preset"),
+    ("[1, 2\n", "not valid YAML"),
+    ("- 1\n", "expected a mapping"),
+])
+def test_bad_configs_get_one_clear_line(tmp_path, text, words, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=words.replace("[", r"\[")):
+        TrainConfig.load(path)
+    assert main(["train", "--config", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_config_file(capsys):
+    assert main(["train", "--config", "/nonexistent.yaml"]) == 2
+    assert "cannot read config" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    run = tmp_path_factory.mktemp("run") / "tiny"
+    cfg = TrainConfig.load(TINY)
+    train(cfg, run_dir=run, progress=False, stop_after=2)  # as if killed after two updates
+    first = load_checkpoint(run / "checkpoints" / "latest.pt")
+    assert first["update"] == 2 and not (run / "bot.onnx").exists()
+    train(resume=run, progress=False)
+    return run
+
+
+def test_training_runs_resumes_and_exports(tiny_run):
+    ckpt = load_checkpoint(tiny_run / "checkpoints" / "latest.pt")
+    assert ckpt["update"] == 4 and ckpt["global_step"] >= 1024
+    assert (tiny_run / "bot.onnx").exists() and (tiny_run / "learning_curve.png").exists()
+    evals = [json.loads(line) for line in (tiny_run / "evals.jsonl").read_text().splitlines()]
+    assert [e["update"] for e in evals] == [2, 4]
+    assert list((tiny_run / "tb").iterdir())
+
+
+def test_exported_onnx_matches_torch(tiny_run, tmp_path):
+    ckpt = load_checkpoint(tiny_run / "checkpoints" / "latest.pt")
+    net = policy_from_checkpoint(ckpt)
+    onnx_bot = load_bot(export(tiny_run, "onnx", tmp_path / "bot.onnx"))
+    ts_bot = load_bot(export(tiny_run, "torchscript", tmp_path / "bot.pt"))
+    game = Game(Rules(), seed=5)
+    rng = np.random.default_rng(0)
+    compared = 0
+    while not game.is_over:
+        view = game.view(game.to_act)
+        if len(view.legal_actions) > 1:
+            p_onnx, p_ts = onnx_bot.probabilities(view), ts_bot.probabilities(view)
+            obs = torch.from_numpy(onnx_bot.encoder.encode(view)[None])
+            mask = torch.from_numpy(onnx_bot.encoder.mask(view)[None])
+            with torch.no_grad():
+                p_torch = torch.softmax(net(obs, mask)[0], -1).numpy()[0]
+            np.testing.assert_allclose(p_onnx, p_torch, atol=1e-5)
+            np.testing.assert_allclose(p_ts, p_torch, atol=1e-5)
+            assert p_onnx[[a for a in range(len(p_onnx)) if a not in view.legal_actions]].max() < 1e-6
+            compared += 1
+        game.step(int(rng.choice(view.legal_actions)))
+    assert compared > 5
+
+
+def test_exported_bot_plays_in_the_evaluator(tiny_run):
+    report = evaluate([str(tiny_run / "bot.onnx"), "heuristic"], Rules(), games=4, workers=1)
+    assert report.games == 4 and report.stats[0].decisions > 0
+
+
+def test_bot_for_other_rules_is_refused(tiny_run, capsys):
+    with pytest.raises(ValueError, match="trained for other rules"):
+        load_bot(tiny_run / "bot.onnx", rules=Rules.preset("seed003"))
+    assert main(["eval", str(tiny_run / "bot.onnx"), "heuristic", "--rules", "seed003", "--quiet"]) == 2
+    assert "other rules" in capsys.readouterr().err
+
+
+def test_damaged_and_foreign_files_are_refused(tiny_run, tmp_path):
+    damaged = tmp_path / "damaged.onnx"
+    damaged.write_bytes((tiny_run / "bot.onnx").read_bytes()[:200])
+    with pytest.raises(ValueError, match="not a readable ONNX bot"):
+        load_bot(damaged)
+    with pytest.raises(ValueError, match="not an exported bot"):
+        load_bot(tiny_run / "checkpoints" / "latest.pt")
+    text = tmp_path / "bot.txt"
+    text.write_text("hello")
+    with pytest.raises(ValueError, match="not a bot file"):
+        load_bot(text)
+    with pytest.raises(ValueError, match="no bot file"):
+        load_bot(tmp_path / "missing.onnx")
+
+
+class _Payload:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_pickle_payloads_never_run(tmp_path):
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "evil.pt"
+    torch.save({"format": 1, "model": _Payload(marker)}, evil)
+    raw = tmp_path / "evil.pkl"
+    raw.write_bytes(pickle.dumps(_Payload(marker)))
+    for path in (evil, raw):
+        with pytest.raises(ValueError):
+            load_checkpoint(path)
+        with pytest.raises(ValueError):
+            load_bot(path)
+        with pytest.raises(ValueError):
+            export(path, "onnx", tmp_path / "out.onnx")
+    assert not marker.exists()
+
+
+def test_export_cli(tiny_run, tmp_path, capsys):
+    assert main(["export", str(tiny_run / "checkpoints" / "latest.pt"), "--format", "torchscript",
+                 "-o", str(tmp_path / "b.pt")]) == 0
+    assert make_bot(str(tmp_path / "b.pt")).rules == Rules()
+    assert main(["export", str(tmp_path / "nope.pt"), "-o", str(tmp_path / "x.onnx")]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_resume_needs_a_run_folder(tmp_path, capsys):
+    assert main(["train", "--resume", str(tmp_path)]) == 2
+    assert "not a run folder" in capsys.readouterr().err
+    shutil.rmtree(tmp_path)

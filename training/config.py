@@ -1,0 +1,155 @@
+"""Training configuration: one dataclass, loaded from YAML and validated field by field.
+
+Every field has a one-line docstring; an unknown key or a bad value is refused
+with one line naming it (``ConfigError``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from durak_env.engine.rules import Rules
+
+OPPONENTS = ("self", "pool", "heuristic", "easy", "random", "search")
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used, said in one line."""
+
+
+@dataclass
+class TrainConfig:
+    rules: Any = "podkidnoy"
+    """A rules preset name, or a mapping of Rules fields (``preset:`` allowed)."""
+    seed: int = 1
+    """Seeds the networks, the deals and every bot: the same seed reproduces a run on one machine."""
+    total_steps: int = 2_000_000
+    """Learner decisions to train on."""
+    num_envs: int = 64
+    """Games stepped together in each rollout worker."""
+    num_workers: int = 2
+    """Rollout processes (1 = in the trainer's process)."""
+    rollout_steps: int = 4096
+    """Learner decisions gathered per worker before each update."""
+    hidden_sizes: list = field(default_factory=lambda: [256, 256])
+    """Widths of the policy's hidden layers (a shared trunk with policy and value heads)."""
+    learning_rate: float = 3e-4
+    """Adam's step size (annealed linearly to zero when ``anneal_lr``)."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly over the run."""
+    gamma: float = 1.0
+    """Discount; rewards come only at the end of a deal."""
+    gae_lambda: float = 0.95
+    """GAE's lambda."""
+    clip_coef: float = 0.2
+    """PPO's ratio clip."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    vf_coef: float = 0.5
+    """Value-loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient-norm clip."""
+    update_epochs: int = 4
+    """Passes over each batch."""
+    minibatch_size: int = 1024
+    """Decisions per gradient step."""
+    opponents: dict = field(default_factory=lambda: {"self": 0.3, "pool": 0.2, "heuristic": 0.4, "easy": 0.1})
+    """Share of opponent seats by kind: self (the current policy, also trained on), pool (past snapshots),
+    heuristic, easy, random, search (slow)."""
+    pool_size: int = 8
+    """Past snapshots kept as opponents."""
+    snapshot_every: int = 5
+    """Updates between snapshots added to the pool."""
+    checkpoint_every: int = 5
+    """Updates between checkpoints."""
+    eval_every: int = 10
+    """Updates between evaluations against HeuristicBot (0 = only at the end)."""
+    eval_games: int = 400
+    """Games per evaluation (duplicate deals, both seats)."""
+    threads: int = 2
+    """Torch threads for the update."""
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "config") -> "TrainConfig":
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: expected a mapping of settings, got {type(data).__name__}")
+        allowed = [f.name for f in fields(cls)]
+        for key in data:
+            if key not in allowed:
+                raise ConfigError(f"{where}: unknown key {key!r}; keys: {', '.join(allowed)}")
+        cfg = cls(**data)
+        cfg.validate(where)
+        return cfg
+
+    @classmethod
+    def load(cls, path: str | Path) -> "TrainConfig":
+        path = Path(path)
+        try:
+            text = path.read_text()
+        except OSError as err:
+            raise ConfigError(f"cannot read config {path}: {err.strerror or err}") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            line = f" (line {mark.line + 1})" if mark else ""
+            raise ConfigError(f"{path}: not valid YAML{line}") from None
+        return cls.from_dict(data, str(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def make_rules(self) -> Rules:
+        try:
+            return Rules.preset(self.rules) if isinstance(self.rules, str) else Rules.from_dict(self.rules)
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"rules: {err}") from None
+
+    def validate(self, where: str = "config") -> None:
+        def bad(name: str, what: str) -> ConfigError:
+            return ConfigError(f"{where}: {name} must be {what}, got {getattr(self, name)!r}")
+
+        def need_int(name: str, low: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise bad(name, f"an integer >= {low}")
+
+        def need_float(name: str, low: float, high: float) -> None:
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not low <= v <= high:
+                raise bad(name, f"a number from {low} to {high}")
+            setattr(self, name, float(v))
+
+        for name in ("seed",):
+            need_int(name, 0)
+        for name in ("total_steps", "num_envs", "num_workers", "rollout_steps", "update_epochs", "minibatch_size",
+                     "pool_size", "snapshot_every", "checkpoint_every", "eval_games", "threads"):
+            need_int(name, 1)
+        need_int("eval_every", 0)
+        need_float("learning_rate", 1e-7, 1.0)
+        for name in ("gamma", "gae_lambda", "clip_coef", "vf_coef"):
+            need_float(name, 0.0, 1.0)
+        need_float("ent_coef", 0.0, 1.0)
+        need_float("max_grad_norm", 0.0, 100.0)
+        if not isinstance(self.anneal_lr, bool):
+            raise bad("anneal_lr", "true or false")
+        if (not isinstance(self.hidden_sizes, list) or not self.hidden_sizes
+                or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 8192 for h in self.hidden_sizes)):
+            raise bad("hidden_sizes", "a non-empty list of layer widths from 1 to 8192")
+        if not isinstance(self.opponents, dict) or not self.opponents:
+            raise bad("opponents", f"a mapping of shares over {', '.join(OPPONENTS)}")
+        for kind, share in self.opponents.items():
+            if kind not in OPPONENTS:
+                raise ConfigError(f"{where}: opponents: unknown kind {kind!r}; kinds: {', '.join(OPPONENTS)}")
+            if isinstance(share, bool) or not isinstance(share, (int, float)) or share < 0:
+                raise ConfigError(f"{where}: opponents.{kind} must be a share >= 0, got {share!r}")
+        if sum(self.opponents.values()) <= 0:
+            raise ConfigError(f"{where}: opponents shares must add up to more than 0")
+        self.make_rules()

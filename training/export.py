@@ -1,0 +1,72 @@
+"""Export a checkpoint as a self-contained playable bot: ONNX (runs with onnxruntime, no torch) or TorchScript.
+
+Both embed the rules the policy was trained for and the observation and action layout
+versions, so a loader can refuse a bot made for another game.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import torch
+
+from .policy import ActionProbabilities, PolicyNet
+from .train import load_checkpoint
+
+FORMATS = ("onnx", "torchscript")
+METADATA_KEY = "durak_env"
+
+
+def policy_from_checkpoint(ckpt: dict) -> PolicyNet:
+    from durak_env.engine.rules import Rules
+    from durak_env.observation import ObservationEncoder
+
+    rules = Rules.from_dict(ckpt["rules"])
+    enc = ObservationEncoder(rules)
+    net = PolicyNet(enc.size, enc.num_actions, ckpt["hidden_sizes"])
+    net.load_state_dict(ckpt["model"])
+    net.eval()
+    return net
+
+
+def metadata(ckpt: dict) -> dict:
+    return {"rules": ckpt["rules"], "observation_version": ckpt["observation_version"],
+            "layout_version": ckpt["layout_version"], "hidden_sizes": ckpt["hidden_sizes"],
+            "update": ckpt.get("update"), "global_step": ckpt.get("global_step")}
+
+
+def export(checkpoint: str | Path, fmt: str, out: str | Path) -> Path:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; formats: {', '.join(FORMATS)}")
+    checkpoint = Path(checkpoint)
+    if checkpoint.is_dir():
+        checkpoint = checkpoint / "checkpoints" / "latest.pt" if (checkpoint / "checkpoints").is_dir() else checkpoint / "latest.pt"
+    ckpt = load_checkpoint(checkpoint)
+    net = policy_from_checkpoint(ckpt)
+    model = ActionProbabilities(net).eval()
+    meta = json.dumps(metadata(ckpt))
+    obs = torch.zeros(1, net.obs_size)
+    mask = torch.ones(1, net.num_actions, dtype=torch.int8)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    if fmt == "onnx":
+        import onnx
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (obs, mask), str(tmp), input_names=["observation", "action_mask"],
+                              output_names=["probabilities"], dynamic_axes={"observation": {0: "batch"},
+                              "action_mask": {0: "batch"}, "probabilities": {0: "batch"}}, dynamo=False)
+        proto = onnx.load(str(tmp))
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = METADATA_KEY, meta
+        onnx.save(proto, str(tmp))
+    else:
+        with torch.no_grad():
+            traced = torch.jit.trace(model, (obs, mask))
+        torch.jit.save(traced, str(tmp), _extra_files={f"{METADATA_KEY}.json": meta})
+    tmp.replace(out)
+    return out
