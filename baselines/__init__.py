@@ -7,16 +7,21 @@ and ``reset(seed)``.  ``make_bot("heuristic")``, ``make_bot("easy:0.5")``,
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .base import Bot, RandomBot
 from .heuristic import EasyBot, HeuristicBot, heuristic_action
 from .search import LEVELS, SearchBot
 
-BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>")
+BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
+             "trained")
+SHIPPED_BOTS = {"podkidnoy": Path(__file__).with_name("bots") / "podkidnoy.onnx"}
+"""Pretrained policies shipped with the package (``make_bot("trained")``)."""
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>],
-    or a path to an exported policy file."""
+    trained (the shipped policy), or a path to an exported policy file."""
     name, _, arg = spec.partition(":")
     if name == "random" and not arg:
         return RandomBot(seed)
@@ -34,8 +39,13 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         if arg.isdigit():
             return SearchBot(seed, worlds=int(arg))
         return SearchBot(seed, level=arg)
-    from pathlib import Path
+    if name == "trained":
+        from .policy_file import load_bot
 
+        key = arg or "podkidnoy"
+        if key not in SHIPPED_BOTS:
+            raise ValueError(f"no shipped bot {key!r}; shipped: {', '.join(SHIPPED_BOTS)}")
+        return load_bot(SHIPPED_BOTS[key], seed=seed)
     if Path(spec).suffix in (".onnx", ".pt", ".durak") or Path(spec).exists():
         from .policy_file import load_bot
 

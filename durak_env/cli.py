@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play against bots in the terminal")
     add_rules_args(p)
     p.add_argument("--opponent", default="heuristic",
-                   help="heuristic, easy, search, random, or an exported bot file (default: heuristic)")
+                   help="heuristic, easy, search, random, trained (the shipped bot), or an exported bot file")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, help="fix the deal")
     p.set_defaults(func=cmd_play)

@@ -6,6 +6,8 @@ import random
 
 import pytest
 from helpers import random_game
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from durak_env import Game, Rules
 from durak_env.engine.cards import deck_mask, mask_of
@@ -22,7 +24,11 @@ def preset_tables():
                 pass
 
 
-TABLES = list(preset_tables())
+TABLES = list(preset_tables()) + [
+    pytest.param(Rules(deck_size=24, num_players=3), id="24-cards-3p"),
+    pytest.param(Rules(deck_size=52, num_players=6, transfer=True), id="52-cards-6p-transfer"),
+    pytest.param(Rules.preset("seed001", deck_size=52, num_players=5), id="seed001-52-cards-5p"),
+]
 
 
 def check_invariants(game: Game) -> None:
@@ -110,3 +116,35 @@ def test_snapshot_of_finished_game_round_trips():
     game = random_game(Rules.preset("seed003", num_players=4), 3)
     again = Game.from_dict(game.to_dict())
     assert again.result == game.result and again.legal_actions() == []
+
+
+rules_strategy = st.builds(
+    Rules,
+    num_players=st.integers(2, 6),
+    deck_size=st.sampled_from([24, 36, 52]),
+    hand_size=st.integers(3, 6),
+    full_table_hand_size=st.one_of(st.none(), st.integers(3, 6)),
+    throw_in=st.sampled_from(["attacker", "neighbours", "all"]),
+    throw_in_before_beaten=st.booleans(),
+    transfer=st.booleans(),
+    max_attacks=st.integers(4, 6),
+    max_attacks_early=st.integers(1, 4),
+    early_ends=st.sampled_from(["first_bout", "first_discard"]),
+    defender_limit=st.sampled_from(["bout_start", "current_hand"]),
+    throw_in_after_take=st.booleans(),
+    no_trump_lead=st.sampled_from(["first_seat", "redeal", "after_dealer", "seat_zero"]),
+    open_discard=st.booleans(),
+    max_bouts=st.one_of(st.none(), st.integers(5, 200)),
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(data=st.data(), seed=st.integers(0, 2**32))
+def test_any_rule_combination_keeps_every_invariant(data, seed):
+    try:
+        rules = data.draw(rules_strategy)
+    except ValueError:
+        assume(False)
+    game = random_game(rules, seed, check=check_invariants)
+    snap = game.to_dict()
+    assert Game.from_dict(json.loads(json.dumps(snap))).to_dict() == snap

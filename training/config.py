@@ -73,6 +73,9 @@ class TrainConfig:
     """Games per evaluation (duplicate deals, both seats)."""
     threads: int = 2
     """Torch threads for the update."""
+    overlap: bool = True
+    """Collect the next batch while updating on this one (the batch is then one update behind the weights;
+    PPO's ratio is taken against the policy that acted, so this stays correct)."""
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "config") -> "TrainConfig":
@@ -138,8 +141,9 @@ class TrainConfig:
             need_float(name, 0.0, 1.0)
         need_float("ent_coef", 0.0, 1.0)
         need_float("max_grad_norm", 0.0, 100.0)
-        if not isinstance(self.anneal_lr, bool):
-            raise bad("anneal_lr", "true or false")
+        for name in ("anneal_lr", "overlap"):
+            if not isinstance(getattr(self, name), bool):
+                raise bad(name, "true or false")
         if (not isinstance(self.hidden_sizes, list) or not self.hidden_sizes
                 or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 8192 for h in self.hidden_sizes)):
             raise bad("hidden_sizes", "a non-empty list of layer widths from 1 to 8192")

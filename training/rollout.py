@@ -215,16 +215,26 @@ class Rollouts:
             self.procs.append(p)
             self.conns.append(parent)
 
-    def collect(self, state: dict, pool_states: list[dict], pool_version: int) -> Batch:
+    def request(self, state: dict, pool_states: list[dict], pool_version: int) -> None:
+        """Start collecting a batch with these weights (in the background when there are worker processes)."""
         steps = self.cfg.rollout_steps
         if self.local is not None:
             self.local.set_weights(state, pool_states, pool_version)
-            return self.local.collect(steps)
+            self._local_batch = self.local.collect(steps)
+            return
         send_pool = pool_states if pool_version != self.sent_pool_version else None
         self.sent_pool_version = pool_version
         for conn in self.conns:
             conn.send((state, send_pool, pool_version, steps))
+
+    def receive(self) -> Batch:
+        if self.local is not None:
+            return self._local_batch
         return Batch.concat([conn.recv() for conn in self.conns])
+
+    def collect(self, state: dict, pool_states: list[dict], pool_version: int) -> Batch:
+        self.request(state, pool_states, pool_version)
+        return self.receive()
 
     def close(self) -> None:
         for conn in self.conns:

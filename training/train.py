@@ -185,14 +185,22 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
                    dynamic_ncols=True)
     rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + update)
     last_eval = evals[-1] if evals else None
+    overlap = cfg.overlap and cfg.num_workers > 1
     try:
+        if overlap:
+            rollouts.request(net.state_dict(), pool, pool_version)
         while update < num_updates:
             if stop_after is not None and stop_after <= 0:
                 break
             if cfg.anneal_lr:
                 opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / num_updates)
             t0 = time.perf_counter()
-            batch = rollouts.collect(net.state_dict(), pool, pool_version)
+            if overlap:
+                batch = rollouts.receive()
+                if update + 1 < num_updates:
+                    rollouts.request(net.state_dict(), pool, pool_version)
+            else:
+                batch = rollouts.collect(net.state_dict(), pool, pool_version)
             t_roll = time.perf_counter() - t0
             stats = ppo_update(net, opt, batch, cfg, gen)
             update += 1
