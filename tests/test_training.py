@@ -176,3 +176,36 @@ def test_resume_needs_a_run_folder(tmp_path, capsys):
     assert main(["train", "--resume", str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err
     shutil.rmtree(tmp_path)
+
+
+def test_teacher_warm_start_learns_the_teachers_moves():
+    from training.policy import PolicyNet
+    from training.pretrain import collect, fit
+
+    data = collect(Rules(), "heuristic", games=30, seed=1, workers=1)
+    obs, masks, actions, returns = data
+    assert len(obs) == len(masks) == len(actions) == len(returns) > 100
+    assert masks[np.arange(len(actions)), actions].all()  # every recorded move was legal
+    assert set(np.unique(returns)) <= {-1.0, 0.0, 1.0}
+    net = PolicyNet(obs.shape[1], masks.shape[1], [64])
+    stats = fit(net, data, epochs=30, lr=3e-3, batch_size=256, seed=0)
+    assert stats["accuracy"] > 0.9  # the heuristic is a deterministic function of the view
+
+
+def test_pretrain_teacher_is_validated(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("pretrain_games: 10\npretrain_teacher: grandmaster\n")
+    with pytest.raises(ConfigError, match="pretrain_teacher: unknown bot 'grandmaster'"):
+        TrainConfig.load(path)
+
+
+def test_a_fixed_seed_reproduces_a_run(tmp_path):
+    cfg = TrainConfig.load(TINY)
+    cfg.total_steps, cfg.eval_every = 512, 0
+    runs = [train(TrainConfig.from_dict(cfg.to_dict()), run_dir=tmp_path / f"r{i}", progress=False, export_onnx=False)
+            for i in range(2)]
+    cfg.seed += 1
+    other = train(cfg, run_dir=tmp_path / "other", progress=False, export_onnx=False)
+    weights = [load_checkpoint(r / "checkpoints" / "latest.pt")["model"] for r in (*runs, other)]
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+    assert not all(torch.equal(weights[0][k], weights[2][k]) for k in weights[0])  # the control differs

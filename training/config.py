@@ -73,6 +73,12 @@ class TrainConfig:
     """Games per evaluation (duplicate deals, both seats)."""
     threads: int = 2
     """Torch threads for the update."""
+    pretrain_games: int = 0
+    """Games of the teacher to imitate before PPO (0 = start PPO from scratch); see training/pretrain.py."""
+    pretrain_teacher: str = "search:fast"
+    """The bot imitated in the warm start."""
+    pretrain_epochs: int = 8
+    """Passes over the teacher's decisions."""
     overlap: bool = True
     """Collect the next batch while updating on this one (the batch is then one update behind the weights;
     PPO's ratio is taken against the policy that acted, so this stays correct)."""
@@ -136,6 +142,17 @@ class TrainConfig:
                      "pool_size", "snapshot_every", "checkpoint_every", "eval_games", "threads"):
             need_int(name, 1)
         need_int("eval_every", 0)
+        need_int("pretrain_games", 0)
+        need_int("pretrain_epochs", 1)
+        if not isinstance(self.pretrain_teacher, str):
+            raise bad("pretrain_teacher", "a bot name such as search:fast")
+        if self.pretrain_games:
+            from baselines import make_bot
+
+            try:
+                make_bot(self.pretrain_teacher)
+            except ValueError as err:
+                raise ConfigError(f"{where}: pretrain_teacher: {err}") from None
         need_float("learning_rate", 1e-7, 1.0)
         for name in ("gamma", "gae_lambda", "clip_coef", "vf_coef"):
             need_float(name, 0.0, 1.0)

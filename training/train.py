@@ -171,6 +171,14 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
         update, global_step, games_total = ckpt["update"], ckpt["global_step"], ckpt["games"]
         pool, pool_version, evals = list(ckpt["pool"]), ckpt["pool_version"], list(ckpt["evals"])
         gen.set_state(ckpt["generator"])
+    if update == 0 and cfg.pretrain_games:
+        from .pretrain import collect, fit
+
+        data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.num_workers, progress=progress)
+        bc = fit(net, data, cfg.pretrain_epochs, 1e-3, cfg.minibatch_size, cfg.seed)
+        bc["decisions"] = len(data[0])
+        with open(run_dir / "pretrain.json", "w") as f:
+            json.dump(bc, f)
     meta = checkpoint_meta(cfg, rules.to_dict())
     num_updates = max(1, -(-cfg.total_steps // (cfg.rollout_steps * cfg.num_workers)))
 
@@ -183,8 +191,35 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
 
         bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps), unit="step", desc="train",
                    dynamic_ncols=True)
-    rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + update)
+    def save_and_evaluate(state: dict, want_eval: bool) -> dict | None:
+        """Checkpoint (and, when asked, export and evaluate against HeuristicBot); returns the evaluation."""
+        ckpt = {**meta, **state, "model": net.state_dict(), "optimizer": opt.state_dict(), "evals": evals,
+                "generator": gen.get_state()}
+        path = run_dir / "checkpoints" / f"update_{state['update']:06d}.pt"
+        save_atomic(ckpt, path)
+        result = None
+        if want_eval:
+            from .export import export
+
+            bot_path = export(path, "onnx", path.with_suffix(".onnx"))
+            result = {"update": state["update"], "global_step": state["global_step"],
+                      **evaluate_bot(bot_path, cfg, rules, cfg.eval_games)}
+            evals.append(result)
+            writer.add_scalar("eval/not_fool_vs_heuristic", result["not_fool"], state["global_step"])
+            writer.add_scalar("eval/score_vs_heuristic", result["score"], state["global_step"])
+            with open(run_dir / "evals.jsonl", "a") as f:
+                f.write(json.dumps(result) + "\n")
+            plot_curve(evals, run_dir / "learning_curve.png")
+            ckpt["evals"] = evals
+            save_atomic(ckpt, path)
+        save_atomic(ckpt, latest)
+        return result
+
     last_eval = evals[-1] if evals else None
+    if update == 0 and cfg.pretrain_games and not evals:
+        last_eval = save_and_evaluate({"update": 0, "global_step": 0, "games": 0, "pool": pool,
+                                       "pool_version": pool_version}, True)
+    rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + update)
     overlap = cfg.overlap and cfg.num_workers > 1
     try:
         if overlap:
@@ -223,27 +258,10 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
                 pool_version += 1
             final = update == num_updates or (stop_after is not None and stop_after == 1)
             want_eval = final or (cfg.eval_every and update % cfg.eval_every == 0)
-            if update % cfg.checkpoint_every == 0 or want_eval or final:
-                ckpt = {**meta, "model": net.state_dict(), "optimizer": opt.state_dict(), "update": update,
-                        "global_step": global_step, "games": games_total, "pool": pool, "pool_version": pool_version,
-                        "evals": evals, "generator": gen.get_state()}
-                path = run_dir / "checkpoints" / f"update_{update:06d}.pt"
-                save_atomic(ckpt, path)
-                if want_eval:
-                    from .export import export
-
-                    bot_path = export(path, "onnx", path.with_suffix(".onnx"))
-                    result = evaluate_bot(bot_path, cfg, rules, cfg.eval_games)
-                    last_eval = {"update": update, "global_step": global_step, **result}
-                    evals.append(last_eval)
-                    writer.add_scalar("eval/not_fool_vs_heuristic", result["not_fool"], global_step)
-                    writer.add_scalar("eval/score_vs_heuristic", result["score"], global_step)
-                    with open(run_dir / "evals.jsonl", "a") as f:
-                        f.write(json.dumps(last_eval) + "\n")
-                    plot_curve(evals, run_dir / "learning_curve.png")
-                    ckpt["evals"] = evals
-                    save_atomic(ckpt, path)
-                save_atomic(ckpt, latest)
+            if update % cfg.checkpoint_every == 0 or want_eval:
+                state = {"update": update, "global_step": global_step, "games": games_total, "pool": pool,
+                         "pool_version": pool_version}
+                last_eval = save_and_evaluate(state, want_eval) or last_eval
             if bar is not None:
                 bar.update(min(len(batch.obs), max(0, cfg.total_steps - bar.n)))
                 post = {"upd": update, "games/s": f"{stats['games_per_s']:.0f}", "ent": f"{stats['entropy']:.2f}"}
