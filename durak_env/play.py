@@ -86,9 +86,10 @@ def play_game(rules: Rules, opponents: list, seat: int, ask: Callable[[str], str
     while not game.is_over:
         actor = game.to_act
         legal = game.legal_actions()
-        if actor != seat:
+        if actor != seat or len(legal) == 1:
             action = legal[0] if len(legal) == 1 else opponents[actor].act(game.view(actor))
-            say(f"player_{actor}: {decode_action(action, rules)}")
+            who = f"player_{actor}" if actor != seat else "you"
+            say(f"{who}: {decode_action(action, rules)}" + (" (the only move)" if actor == seat else ""))
             game.step(action)
             continue
         say("")

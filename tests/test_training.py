@@ -209,3 +209,24 @@ def test_a_fixed_seed_reproduces_a_run(tmp_path):
     weights = [load_checkpoint(r / "checkpoints" / "latest.pt")["model"] for r in (*runs, other)]
     assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
     assert not all(torch.equal(weights[0][k], weights[2][k]) for k in weights[0])  # the control differs
+
+
+def test_onnx_bot_runs_without_torch(tiny_run):
+    import subprocess
+    import sys
+
+    code = ("import sys; from baselines import make_bot; from durak_env import Game, Rules; "
+            f"bot = make_bot({str(tiny_run / 'bot.onnx')!r}); g = Game(Rules(), seed=1); "
+            "v = g.view(g.to_act); assert bot.act(v) in v.legal_actions; "
+            "assert 'torch' not in sys.modules, 'torch was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_shipped_bot_loads_and_plays():
+    bot = make_bot("trained")
+    assert bot.rules == Rules()
+    assert (ROOT / "baselines" / "bots" / "podkidnoy.onnx").stat().st_size < 400_000
+    game = Game(Rules(), seed=2)
+    while not game.is_over:
+        view = game.view(game.to_act)
+        game.step(bot.act(view) if game.to_act == 0 else view.legal_actions[0])
