@@ -186,12 +186,16 @@ def evaluate(bots: list[str], rules: Rules | None = None, games: int = 1000, see
         lineups = [tuple(c) for c in itertools.combinations(range(len(bots)), n)]
     else:
         lineups = [tuple(i % len(bots) for i in range(n))]
-    per_deal = n if duplicate else 1
+    # Rotations that seat the bots differently (a repeated lineup such as A B A B has only two).
+    distinct = {}
+    for r in range(n):
+        distinct.setdefault(tuple(lineups[0][(s + r) % n] for s in range(n)), r)
+    per_deal = len(distinct) if duplicate else 1
     deals = max(1, math.ceil(games / (per_deal * len(lineups))))
     tasks = []
     for li, lineup in enumerate(lineups):
         for d in range(deals):
-            rotations = tuple(range(n)) if duplicate else (d % n,)
+            rotations = tuple(distinct.values()) if duplicate else (d % n,)
             tasks.append((tuple(bots), rules.to_dict(), li, lineup, d, _deal_seed(seed, li, d), rotations))
 
     workers = workers or min(2, os.cpu_count() or 1)

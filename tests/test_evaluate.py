@@ -75,3 +75,9 @@ def test_eval_cli_prints_the_table(capsys, tmp_path):
                  "--json", str(tmp_path / "x.json")]) == 0
     out = capsys.readouterr().out
     assert "fool rate" in out and "head to head" in out
+
+
+def test_fewer_bots_than_seats_repeat_around_the_table():
+    report = evaluate(["heuristic", "random"], Rules(num_players=4), games=8, seed=1, workers=1)
+    assert {r.bots for r in report.records} == {(0, 1, 0, 1), (1, 0, 1, 0)}
+    assert report.games == 8 and all(s.games == 16 for s in report.stats)
