@@ -164,14 +164,15 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
     torch.manual_seed(cfg.seed)
     gen = torch.Generator().manual_seed(cfg.seed)
     latest = run_dir / "checkpoints" / "latest.pt"
-    if resume is not None and latest.exists():
+    resumed = resume is not None and latest.exists()
+    if resumed:
         ckpt = load_checkpoint(latest)
         net.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optimizer"])
         update, global_step, games_total = ckpt["update"], ckpt["global_step"], ckpt["games"]
         pool, pool_version, evals = list(ckpt["pool"]), ckpt["pool_version"], list(ckpt["evals"])
         gen.set_state(ckpt["generator"])
-    if update == 0 and cfg.pretrain_games:
+    if not resumed and cfg.pretrain_games:
         from .pretrain import collect, fit
 
         data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.num_workers, progress=progress)
@@ -191,6 +192,7 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
 
         bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps), unit="step", desc="train",
                    dynamic_ncols=True)
+
     def save_and_evaluate(state: dict, want_eval: bool) -> dict | None:
         """Checkpoint (and, when asked, export and evaluate against HeuristicBot); returns the evaluation."""
         ckpt = {**meta, **state, "model": net.state_dict(), "optimizer": opt.state_dict(), "evals": evals,
@@ -216,7 +218,7 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
         return result
 
     last_eval = evals[-1] if evals else None
-    if update == 0 and cfg.pretrain_games and not evals:
+    if not resumed and cfg.pretrain_games:
         last_eval = save_and_evaluate({"update": 0, "global_step": 0, "games": 0, "pool": pool,
                                        "pool_version": pool_version}, True)
     rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + update)
