@@ -230,3 +230,12 @@ def test_the_shipped_bot_loads_and_plays():
     while not game.is_over:
         view = game.view(game.to_act)
         game.step(bot.act(view) if game.to_act == 0 else view.legal_actions[0])
+
+
+def test_warm_start_runs_before_ppo_and_is_evaluated(tmp_path):
+    cfg = TrainConfig.load(TINY)
+    cfg.total_steps, cfg.eval_every, cfg.pretrain_games, cfg.pretrain_teacher = 256, 0, 10, "heuristic"
+    run = train(cfg, run_dir=tmp_path / "warm", progress=False, export_onnx=False)
+    assert json.loads((run / "pretrain.json").read_text())["decisions"] > 50
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert evals[0]["update"] == 0 and evals[-1]["update"] == 1
