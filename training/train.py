@@ -155,13 +155,13 @@ def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, res
     torch.set_num_threads(cfg.threads)
     probe = DurakEnv(rules)
     obs_size, num_actions = probe.encoder.size, probe.layout.size
+    torch.manual_seed(cfg.seed)  # before the network is built: its initial weights come from this seed
     net = PolicyNet(obs_size, num_actions, cfg.hidden_sizes)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     update, global_step, games_total = 0, 0, 0
     pool: list[dict] = []
     pool_version = 0
     evals: list[dict] = []
-    torch.manual_seed(cfg.seed)
     gen = torch.Generator().manual_seed(cfg.seed)
     latest = run_dir / "checkpoints" / "latest.pt"
     resumed = resume is not None and latest.exists()
