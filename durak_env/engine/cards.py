@@ -130,19 +130,6 @@ def cards_of(mask: int) -> list[int]:
     return out
 
 
-def ranks_mask(mask: int) -> int:
-    """Every card whose rank appears in ``mask`` (seed 004: the rank "must already show on the table")."""
-    out = 0
-    for r in range(NUM_RANKS):
-        if mask & RANK_MASKS[r]:
-            out |= RANK_MASKS[r]
-    return out
-
-
 def parse_cards(text: str) -> list[Card]:
     """Cards from a space-separated string, e.g. "6D 7S 9H"."""
     return [Card.parse(t) for t in text.split()]
-
-
-def card_str(card: int) -> str:
-    return str(Card(card))

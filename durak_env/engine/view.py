@@ -107,10 +107,6 @@ class SeatView:
         return self.to_act is None
 
     @property
-    def is_defending(self) -> bool:
-        return self.to_act == self.seat and self.seat == self.defender and not self.taking
-
-    @property
     def room(self) -> int:
         """Attack cards the cap still allows in this bout."""
         if self.is_over:
