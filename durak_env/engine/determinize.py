@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import random
 
-from .actions import layout_for
-from .cards import RANK_MASKS, deck, mask_of
+from .cards import deck, mask_of
 from .game import Game
 from .view import SeatView
 
@@ -56,24 +55,11 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     if pool:
         raise ValueError("sample_world: the view's counts do not add up to the deck")
 
-    g = object.__new__(Game)
-    g.rules, g.n, g.layout = rules, n, layout_for(rules.deck_size)
-    g.trump, g.trump_card = view.trump_suit, int(view.trump_card)
-    g.stock, g.hands, g.discard = stock, hands, discard
-    g.known = list(view.known_masks)
-    g.out_groups = [list(x) for x in view.out_groups]
-    g.out_mask = mask_of(view.out)
-    g.first_seat, g.bouts, g.result = view.first_seat, view.bouts, None
-    g.attacks = [int(a) for a, _ in view.table]
-    g.defences = [-1 if d is None else int(d) for _, d in view.table]
-    g.open_count = sum(1 for _, d in view.table if d is None)
-    g.table_ranks = 0
-    for c in g.attacks + [d for d in g.defences if d >= 0]:
-        g.table_ranks |= RANK_MASKS[c % 13]
-    g.attacker, g.defender, g.opener = view.attacker, view.defender, view.opener
-    g.passed = mask_of(view.passed)
-    g.taking, g.limit = view.taking, view.bout_limit
-    g.throwers = g._compute_throwers()
-    g._legal = None
+    g = Game.assemble(
+        rules, trump_card=int(view.trump_card), stock=stock, hands=hands, discard=discard,
+        known=list(view.known_masks), out_groups=[list(x) for x in view.out_groups],
+        attacks=[int(a) for a, _ in view.table], defences=[-1 if d is None else int(d) for _, d in view.table],
+        attacker=view.attacker, defender=view.defender, opener=view.opener, passed=mask_of(view.passed),
+        taking=view.taking, limit=view.bout_limit, bouts=view.bouts, first_seat=view.first_seat)
     g.to_act = view.to_act if view.to_act is not None else -1
     return g

@@ -109,6 +109,33 @@ class Game:
             raise ValueError("nobody was dealt a trump and these rules redeal; no game from this deck")
         return game
 
+    @classmethod
+    def assemble(cls, rules: Rules, *, trump_card: int, stock: list[int], hands: list[int], discard: int,
+                 known: list[int], out_groups: list[list[int]], attacks: list[int], defences: list[int],
+                 attacker: int, defender: int, opener: int, passed: int, taking: bool, limit: int, bouts: int,
+                 first_seat: int) -> "Game":
+        """A game from its stored facts (``stock`` with the next card drawn last in the list, ``defences``
+        -1 where unbeaten); everything derivable is derived here.  No checks: snapshot.py validates first."""
+        g = object.__new__(cls)
+        g.rules, g.n, g.layout = rules, rules.num_players, layout_for(rules.deck_size)
+        g.trump_card, g.trump = trump_card, trump_card // 13
+        g.stock, g.hands, g.discard, g.known = stock, hands, discard, known
+        g.out_groups = [list(x) for x in out_groups]
+        g.out_mask = mask_of(s for grp in out_groups for s in grp)
+        g.first_seat, g.bouts, g.result = first_seat, bouts, None
+        g.attacks, g.defences = attacks, defences
+        g.open_count = sum(1 for d in defences if d < 0)
+        g.table_ranks = 0
+        for c in attacks + [d for d in defences if d >= 0]:
+            g.table_ranks |= RANK_MASKS[c % 13]
+        g.attacker, g.defender, g.opener = attacker, defender, opener
+        g.passed, g.taking, g.limit = passed, taking, limit
+        in_play = g.n - g.out_mask.bit_count()
+        g.throwers = g._compute_throwers() if in_play >= 2 else ()
+        g._legal = None
+        g.to_act = -1
+        return g
+
     def _deal(self, rules: Rules, cards: list[int], first_seat: int) -> bool:
         """Seed 004: "The trump card sits at the front of the shuffled pack, and every draw comes off the back."
         Cards go out one at a time, starting with ``first_seat``.  Returns False when the rules want a redeal."""

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import layout_for
-from .cards import BEATERS, RANK_MASKS, SUITS, Card, deck
+from .cards import BEATERS, SUITS, Card, deck
 from .rules import Rules
 
 REQUIRED = ("rules", "trump_suit", "trump_card", "stock", "hands", "discard", "table", "attacker", "defender", "to_act", "out")
@@ -160,34 +159,14 @@ def load_snapshot(cls, data: Any):
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"snapshot bout_limit must be a count from 0, got {limit!r}")
 
-    game = object.__new__(cls)
-    game.rules, game.n, game.layout = rules, n, layout_for(rules.deck_size)
-    game.trump, game.trump_card = trump, trump_card
-    game.stock = list(reversed(stock))
-    game.hands = hand_masks
-    game.discard = _mask(discard)
-    game.known = known
-    game.out_groups = [list(g) for g in groups]
-    game.out_mask = out_mask
-    game.first_seat = _seat(data.get("first_seat", 0), "first_seat", n)
-    game.bouts = bouts
-    game.result = None
-    game.attacker, game.defender = attacker, defender
-    game.opener = _seat(data.get("opener", attacker), "opener", n)
-    game.attacks, game.defences = attacks, defences
-    game.open_count = len(attacks) - n_beaten
-    game.table_ranks = 0
-    for c in attacks + [d for d in defences if d >= 0]:
-        game.table_ranks |= RANK_MASKS[c % 13]
-    game.passed = _mask(_seat(s, "passed", n) for s in passed)
-    game.taking = taking
-    game.limit = limit
-    game._legal = None
-    game.to_act = -1
+    game = cls.assemble(
+        rules, trump_card=trump_card, stock=list(reversed(stock)), hands=hand_masks, discard=_mask(discard),
+        known=known, out_groups=groups, attacks=attacks, defences=defences, attacker=attacker, defender=defender,
+        opener=_seat(data.get("opener", attacker), "opener", n), passed=_mask(_seat(s, "passed", n) for s in passed),
+        taking=taking, limit=limit, bouts=bouts, first_seat=_seat(data.get("first_seat", 0), "first_seat", n))
     if over:
         if attacks:
             raise ValueError("snapshot of a finished game must have an empty table")
-        game.throwers = ()
         game._finish([s for s in range(n) if not out_mask >> s & 1], capped=False)
         if data["to_act"] is not None:
             raise ValueError("snapshot to_act must be null once the game is over")
@@ -195,12 +174,10 @@ def load_snapshot(cls, data: Any):
     if rules.max_bouts is not None and bouts >= rules.max_bouts:
         if attacks or data["to_act"] is not None:
             raise ValueError(f"snapshot has played {bouts} bouts; these rules end a deal at {rules.max_bouts}")
-        game.throwers = ()
         game._finish([s for s in range(n) if not out_mask >> s & 1], capped=True)
         return game
     if game.open_count > len(hands[defender]) and not taking:
         raise ValueError("snapshot has more unbeaten cards than the defender holds")
-    game.throwers = game._compute_throwers()
     actor = game._find_actor()
     if actor is None:
         raise ValueError("snapshot is between bouts (every card beaten and everyone passed); take it at a move")
