@@ -148,3 +148,16 @@ def test_any_rule_combination_keeps_every_invariant(data, seed):
     game = random_game(rules, seed, check=check_invariants)
     snap = game.to_dict()
     assert Game.from_dict(json.loads(json.dumps(snap))).to_dict() == snap
+
+
+def test_snapshot_of_capped_game_whose_last_defender_went_out_round_trips():
+    """Found by the hypothesis test below: seed 003's bout cap ends the deal in the bout where the
+    defender went out; the finished snapshot names that defender and must still load."""
+    rules = Rules(num_players=6, deck_size=52, hand_size=3, full_table_hand_size=None, throw_in="all",
+                  throw_in_before_beaten=False, transfer=False, max_attacks=4, max_attacks_early=1,
+                  early_ends="first_bout", defender_limit="bout_start", throw_in_after_take=False,
+                  no_trump_lead="first_seat", open_discard=False, max_bouts=57)
+    game = random_game(rules, 4)
+    assert game.result.capped and game.defender in game.out
+    again = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+    assert again.result == game.result and again.to_dict() == game.to_dict()

@@ -123,9 +123,13 @@ def load_snapshot(cls, data: Any):
 
     attacker = _seat(data["attacker"], "attacker", n)
     defender = _seat(data["defender"], "defender", n)
+    bouts = data.get("bouts", 0)
+    if isinstance(bouts, bool) or not isinstance(bouts, int) or bouts < 0:
+        raise ValueError(f"snapshot bouts must be a count from 0, got {bouts!r}")
     remaining = n - len(out)
     over = remaining <= 1
-    if not over:
+    capped = not over and rules.max_bouts is not None and bouts >= rules.max_bouts
+    if not over and not capped:  # a finished deal keeps the last bout's seats, who may have gone out
         if attacker == defender:
             raise ValueError("snapshot attacker and defender must be different seats")
         for name, s in (("attacker", attacker), ("defender", defender)):
@@ -151,9 +155,6 @@ def load_snapshot(cls, data: Any):
         raise ValueError("snapshot taking must be true or false")
     if taking and not rules.throw_in_after_take:
         raise ValueError("snapshot says the defender is taking, but these rules end the bout at once on a take")
-    bouts = data.get("bouts", 0)
-    if isinstance(bouts, bool) or not isinstance(bouts, int) or bouts < 0:
-        raise ValueError(f"snapshot bouts must be a count from 0, got {bouts!r}")
     n_beaten = sum(1 for d in defences if d >= 0)
     limit = data.get("bout_limit", len(hands[defender]) + n_beaten)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
@@ -171,7 +172,7 @@ def load_snapshot(cls, data: Any):
         if data["to_act"] is not None:
             raise ValueError("snapshot to_act must be null once the game is over")
         return game
-    if rules.max_bouts is not None and bouts >= rules.max_bouts:
+    if capped:
         if attacks or data["to_act"] is not None:
             raise ValueError(f"snapshot has played {bouts} bouts; these rules end a deal at {rules.max_bouts}")
         game._finish([s for s in range(n) if not out_mask >> s & 1], capped=True)
