@@ -60,31 +60,36 @@ def observation_slices(rules: Rules) -> dict[str, slice]:
 
 
 class ObservationEncoder:
-    """Writes a seat's observation, read from its ``SeatView``, into a float32 array."""
+    """Writes a seat's observation, read from its ``SeatView``, into a float32 array.
+
+    The card planes and the trump-suit one-hot (everything before ``hand_sizes``)
+    are bitmasks: they are packed into one little-endian uint64 per plane,
+    unpacked to bits and gathered into place with one precomputed index, so a
+    whole observation costs a handful of numpy calls (``encode_many`` amortises
+    them over a batch).
+    """
 
     def __init__(self, rules: Rules):
         self.rules = rules
         self.slices = observation_slices(rules)
         self.size = next(reversed(self.slices.values())).stop
         self.num_actions = layout_for(rules.deck_size).size
-        # Card id -> position in a card plane; used to turn 52-bit masks into deck planes.
-        self._deck_ids = np.array(layout_for(rules.deck_size).card_of, dtype=np.intp)
         d, n = rules.deck_size, rules.num_players
-        s = self.slices
-        self._plane_offsets = [s[k].start for k in ("hand", "table_open", "table_beaten", "table_defence",
-                                                     "next_to_beat", "discard", "trump_card")]
-        self._plane_offsets += [s["known"].start + k * d for k in range(n - 1)]
-        self._plane_index = np.concatenate([np.arange(o, o + d) for o in self._plane_offsets])
+        deck_ids = list(layout_for(rules.deck_size).card_of)
+        # Plane order: hand, table_open, table_beaten, table_defence, next_to_beat, discard, trump_card,
+        # trump suit (4 bits), then one plane per opponent; together they tile [0, hand_sizes.start).
+        sources = [p * 64 + c for p in range(7) for c in deck_ids] + [7 * 64 + k for k in range(4)]
+        sources += [(8 + k) * 64 + c for k in range(n - 1) for c in deck_ids]
+        self._planes = 8 + (n - 1)
+        self._bit_source = np.array(sources, dtype=np.intp)
+        self._tail = self.slices["hand_sizes"].start
+        assert len(sources) == self._tail == self.slices["known"].stop
+        self._offsets = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
 
-    def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
-        """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""
-        if out is None:
-            out = np.zeros(self.size, dtype=np.float32)
+    def _fields(self, view: SeatView) -> tuple[list[int], list[float]]:
+        """The plane bitmasks and the trailing scalars of ``view``'s observation."""
         rules, d = self.rules, self.rules.deck_size
-        n = rules.num_players
-        s = self.slices
-        seat = view.seat
-        rel = [(seat + k) % n for k in range(n)]
+        rel = self._offsets[view.seat]
         open_mask = beaten_mask = defence_mask = next_mask = 0
         for a, dc in view.table:
             if dc is None:
@@ -94,34 +99,45 @@ class ObservationEncoder:
             else:
                 beaten_mask |= 1 << a
                 defence_mask |= 1 << dc
-        masks = [
-            view.hand_mask, open_mask, beaten_mask, defence_mask, next_mask,
-            view.discard_mask or 0, 1 << view.trump_card,
-        ]
-        masks += [view.known_masks[rel[k]] for k in range(1, n)]
-        raw = np.frombuffer(b"".join(m.to_bytes(8, "little") for m in masks), dtype=np.uint8)
-        bits = np.unpackbits(raw, bitorder="little").reshape(len(masks), 64)
-        out[self._plane_index] = bits[:, self._deck_ids].ravel()
-
-        t = s["trump_suit"].start
-        out[t:t + 4] = 0
-        out[t + view.trump_suit] = 1
+        known = view.known_masks
+        masks = [view.hand_mask, open_mask, beaten_mask, defence_mask, next_mask, view.discard_mask or 0,
+                 1 << view.trump_card, 1 << view.trump_suit] + [known[r] for r in rel[1:]]
         over = view.is_over
-        out_seats, passed = set(view.out), set(view.passed)
-        for name, value in (
-            ("hand_sizes", [view.hand_sizes[r] / d for r in rel]),
-            ("out", [float(r in out_seats) for r in rel]),
-            ("attacker", [float(r == view.attacker and not over) for r in rel]),
-            ("defender", [float(r == view.defender and not over) for r in rel]),
-            ("to_act", [float(r == view.to_act) for r in rel]),
-            ("passed", [float(r in passed) for r in rel]),
-        ):
-            out[s[name]] = value
-        out[s["stock_size"].start] = view.stock_size / d
-        out[s["discard_count"].start] = view.discard_count / d
-        out[s["taking"].start] = float(view.taking)
-        out[s["room"].start] = view.room / rules.max_attacks
-        out[s["bouts"].start] = min(1.0, view.bouts / rules.max_bouts) if rules.max_bouts else 0.0
+        sizes, out, passed = view.hand_sizes, view.out, view.passed
+        attacker = -1 if over else view.attacker
+        defender = -1 if over else view.defender
+        to_act = view.to_act
+        tail = [sizes[r] / d for r in rel]
+        tail += [float(r in out) for r in rel]
+        tail += [float(r == attacker) for r in rel]
+        tail += [float(r == defender) for r in rel]
+        tail += [float(r == to_act) for r in rel]
+        tail += [float(r in passed) for r in rel]
+        tail += [view.stock_size / d, view.discard_count / d, float(view.taking), view.room / rules.max_attacks,
+                 min(1.0, view.bouts / rules.max_bouts) if rules.max_bouts else 0.0]
+        return masks, tail
+
+    def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
+        """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""
+        if out is None:
+            out = np.empty(self.size, dtype=np.float32)
+        masks, tail = self._fields(view)
+        bits = np.unpackbits(np.array(masks, dtype="<u8").view(np.uint8), bitorder="little")
+        out[:self._tail] = bits[self._bit_source]
+        out[self._tail:] = tail
+        return out
+
+    def encode_many(self, views, out: np.ndarray | None = None) -> np.ndarray:
+        """Write one observation per view into the rows of ``out`` (shape ``(len(views), size)``)."""
+        if out is None:
+            out = np.empty((len(views), self.size), dtype=np.float32)
+        if not len(views):
+            return out
+        fields = [self._fields(v) for v in views]
+        masks = np.array([m for m, _ in fields], dtype="<u8")
+        bits = np.unpackbits(masks.view(np.uint8).reshape(len(views), -1), axis=1, bitorder="little")
+        out[:, :self._tail] = bits[:, self._bit_source]
+        out[:, self._tail:] = [t for _, t in fields]
         return out
 
     def mask(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:

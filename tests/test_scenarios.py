@@ -382,7 +382,7 @@ def test_ties_score_full_points_seed003():
     act(game, "attack 7H")  # one unbeaten card against a one-card hand: nobody may add
     act(game, "defend 8H")
     r = game.result
-    assert game.out_groups == [[0, 1]]
+    assert game.out_groups == [(0, 1)]
     assert r.placings == (1, 1, 3) and r.points == (2, 2, 0) and r.fool == 2
 
 

@@ -133,3 +133,7 @@ def cards_of(mask: int) -> list[int]:
 def parse_cards(text: str) -> list[Card]:
     """Cards from a space-separated string, e.g. "6D 7S 9H"."""
     return [Card.parse(t) for t in text.split()]
+
+
+CARDS = tuple(Card(i) for i in range(52))
+"""Card id -> its Card, built once: views hand out these instead of new objects."""

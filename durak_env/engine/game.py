@@ -31,6 +31,7 @@ from typing import Any
 from .actions import Action, decode_action, encode_action, layout_for
 from .cards import (
     BEATERS,
+    CARDS,
     RANK_MASKS,
     SUIT_MASKS,
     SUITS,
@@ -111,7 +112,7 @@ class Game:
 
     @classmethod
     def assemble(cls, rules: Rules, *, trump_card: int, stock: list[int], hands: list[int], discard: int,
-                 known: list[int], out_groups: list[list[int]], attacks: list[int], defences: list[int],
+                 known: list[int], out_groups: list[tuple[int, ...]], attacks: list[int], defences: list[int],
                  attacker: int, defender: int, opener: int, passed: int, taking: bool, limit: int, bouts: int,
                  first_seat: int) -> "Game":
         """A game from its stored facts (``stock`` with the next card drawn last in the list, ``defences``
@@ -120,7 +121,7 @@ class Game:
         g.rules, g.n, g.layout = rules, rules.num_players, layout_for(rules.deck_size)
         g.trump_card, g.trump = trump_card, trump_card // 13
         g.stock, g.hands, g.discard, g.known = stock, hands, discard, known
-        g.out_groups = [list(x) for x in out_groups]
+        g.out_groups = [tuple(x) for x in out_groups]
         g.out_mask = mask_of(s for grp in out_groups for s in grp)
         g.first_seat, g.bouts, g.result = first_seat, bouts, None
         g.attacks, g.defences = attacks, defences
@@ -193,7 +194,7 @@ class Game:
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
-        return [(Card(a), None if d < 0 else Card(d)) for a, d in zip(self.attacks, self.defences)]
+        return [(CARDS[a], None if d < 0 else CARDS[d]) for a, d in zip(self.attacks, self.defences)]
 
     @property
     def out(self) -> list[int]:
@@ -392,7 +393,7 @@ class Game:
         self.bouts += 1
         if not self.stock:
             # Seed 000: "With the stock gone, a player who runs out of cards has gone out."
-            group = [s for s in range(self.n) if not self.out_mask >> s & 1 and not self.hands[s]]
+            group = tuple(s for s in range(self.n) if not self.out_mask >> s & 1 and not self.hands[s])
             if group:
                 self.out_groups.append(group)
                 for s in group:
@@ -473,7 +474,7 @@ class Game:
         g.known = list(self.known)
         g.attacks = list(self.attacks)
         g.defences = list(self.defences)
-        g.out_groups = [list(x) for x in self.out_groups]
+        g.out_groups = list(self.out_groups)  # the groups are tuples
         g._legal = None
         return g
 

@@ -8,10 +8,14 @@ reach a hidden card.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from .cards import Card, cards_of
+from .cards import CARDS, Card, cards_of
 from .rules import Rules
+
+
+_SEATS_OF = tuple(tuple(s for s in range(6) if mask >> s & 1) for mask in range(64))
+"""Seat bitmask -> the seats in it, for up to six seats."""
 
 
 def attack_cap(rules: Rules, discard_count: int, bouts: int) -> int:
@@ -21,8 +25,9 @@ def attack_cap(rules: Rules, discard_count: int, bouts: int) -> int:
     return rules.max_attacks_early if early else rules.max_attacks
 
 
-@dataclass(frozen=True)
-class SeatView:
+class SeatView(NamedTuple):
+    """A NamedTuple: immutable, and cheap to build once per decision."""
+
     seat: int
     rules: Rules
     hand_mask: int
@@ -63,30 +68,31 @@ class SeatView:
             raise ValueError(f"seat must be from 0 to {game.n - 1}, got {seat!r}")
         over = game.result is not None
         to_act = None if over else game.to_act
+        passed = game.passed
         return cls(
-            seat=seat,
-            rules=game.rules,
-            hand_mask=game.hands[seat],
-            table=tuple(game.table),
-            trump_suit=game.trump,
-            trump_card=Card(game.trump_card),
-            stock_size=len(game.stock),
-            hand_sizes=tuple(h.bit_count() for h in game.hands),
-            out=tuple(game.out),
-            out_groups=tuple(tuple(g) for g in game.out_groups),
-            discard_mask=game.discard if game.rules.open_discard else None,
-            discard_count=game.discard.bit_count(),
-            known_masks=tuple(game.known),
-            attacker=game.attacker,
-            defender=game.defender,
-            opener=game.opener,
-            bout_limit=game.limit,
-            to_act=to_act,
-            taking=game.taking,
-            passed=tuple(s for s in range(game.n) if game.passed >> s & 1),
-            bouts=game.bouts,
-            first_seat=game.first_seat,
-            legal_actions=tuple(game.legal_actions()) if to_act == seat else (),
+            seat,
+            game.rules,
+            game.hands[seat],
+            tuple([(CARDS[a], None if d < 0 else CARDS[d]) for a, d in zip(game.attacks, game.defences)]),
+            game.trump,
+            CARDS[game.trump_card],
+            len(game.stock),
+            tuple([h.bit_count() for h in game.hands]),
+            tuple([s for group in game.out_groups for s in group]),
+            tuple(game.out_groups),
+            game.discard if game.rules.open_discard else None,
+            game.discard.bit_count(),
+            tuple(game.known),
+            game.attacker,
+            game.defender,
+            game.opener,
+            game.limit,
+            to_act,
+            game.taking,
+            _SEATS_OF[passed] if passed < len(_SEATS_OF) else tuple(s for s in range(game.n) if passed >> s & 1),
+            game.bouts,
+            game.first_seat,
+            tuple(game.legal_actions()) if to_act == seat else (),
         )
 
     @property
