@@ -1,29 +1,38 @@
 """Speed figures, measured side by side in one run (medians of several repetitions, one core unless said).
 
-    python benchmarks/bench.py            # add --quick for a short run
+    python benchmarks/bench.py                              # full run, about 3 minutes
+    python benchmarks/bench.py --quick                      # a short run
+    python benchmarks/bench.py --markdown benchmarks/speed.md   # also write the table
 
 Prints: engine random games/s and actions/s (2-player podkidnoy, 4-player, perevodnoy);
 AEC environment steps/s with observation and mask, next to PettingZoo's own
-connect_four_v3 in the same run; snapshot and clone operations/s; bot time per move.
+connect_four_v3 in the same run (raw and with the classic wrappers, as ratios);
+snapshot and clone operations/s; the training rollout's moves/s with both cores;
+bot time per move (HeuristicBot, each SearchBot level, an exported policy as ONNX
+and as TorchScript).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
 import durak_env  # noqa: E402
 from baselines import make_bot  # noqa: E402
+from baselines.policy_file import load_bot  # noqa: E402
 from durak_env import Game, Rules  # noqa: E402
 
 
@@ -75,38 +84,101 @@ def aec_loop(make_env, steps: int):
     return run
 
 
+def rollout_rate(seconds: float, workers: int) -> tuple[float, float]:
+    """Training rollouts of configs/default.yaml (policy, pool and bot seats, batched inference) in
+    ``workers`` processes: (moves/s, learner decisions/s), from the second collection on."""
+    import torch
+
+    from training.config import TrainConfig
+    from training.policy import PolicyNet
+    from training.rollout import Rollouts
+
+    cfg = dataclasses.replace(TrainConfig.load(ROOT / "configs" / "default.yaml"), num_workers=workers)
+    rules = cfg.make_rules()
+    enc = durak_env.ObservationEncoder(rules)
+    torch.manual_seed(0)
+    state = PolicyNet(enc.size, enc.num_actions, cfg.hidden_sizes).state_dict()
+    rollouts = Rollouts(cfg, rules, seed=0)
+    try:
+        rollouts.collect(state, [state], 0)  # warm up: processes started, games under way
+        moves = decisions = 0
+        t = time.perf_counter()
+        while time.perf_counter() - t < seconds:
+            batch = rollouts.collect(state, [state], 0)
+            moves += batch.env_steps
+            decisions += len(batch.action)
+        elapsed = time.perf_counter() - t
+    finally:
+        rollouts.close()
+    return moves / elapsed, decisions / elapsed
+
+
+def exported_bots(tmp: Path) -> dict[str, Path]:
+    """The default network (untrained weights: speed does not depend on them) exported both ways."""
+    import torch
+
+    from training.config import TrainConfig
+    from training.export import export
+    from training.policy import PolicyNet
+    from training.train import checkpoint_meta, save_atomic
+
+    cfg = TrainConfig.load(ROOT / "configs" / "default.yaml")
+    rules = cfg.make_rules()
+    enc = durak_env.ObservationEncoder(rules)
+    torch.manual_seed(0)
+    net = PolicyNet(enc.size, enc.num_actions, cfg.hidden_sizes)
+    ckpt = tmp / "bench.pt"
+    save_atomic({**checkpoint_meta(cfg, rules.to_dict()), "model": net.state_dict()}, ckpt)
+    return {"policy (ONNX)": export(ckpt, "onnx", tmp / "bench.onnx"),
+            "policy (TorchScript)": export(ckpt, "torchscript", tmp / "bench.ts")}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description="durak_env speed benchmarks")
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--reps", type=int, default=5)
+    p.add_argument("--quick", action="store_true", help="fewer games and repetitions")
+    p.add_argument("--reps", type=int, default=5, help="repetitions per figure (median reported)")
+    p.add_argument("--markdown", type=Path, help="also write the figures as a markdown table to this file")
     args = p.parse_args()
+    if args.reps < 1:
+        p.error("--reps must be at least 1")
     scale = 0.2 if args.quick else 1.0
     reps = 3 if args.quick else args.reps
-    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, {platform.machine()}")
+    rows: list[tuple[str, str]] = []
 
-    print("\nengine, random play, no observations")
+    def report(what: str, figure: str) -> None:
+        print(f"  {what:<44} {figure}")
+        rows.append((what, figure))
+
+    machine = f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.machine()}"
+    print(f"machine: {machine}")
+
+    print("\nengine, random play, no observations (one core)")
     for name, rules in (("podkidnoy 2p", Rules()), ("podkidnoy 4p", Rules(num_players=4)),
                         ("perevodnoy 2p", Rules.preset("perevodnoy"))):
         runs = [engine_games(rules, int(400 * scale))() for _ in range(reps)]
         games = statistics.median(r[0] / r[1] for r in runs)
         acts = statistics.median(r[2] / r[1] for r in runs)
-        print(f"  {name:<16} {games:8.0f} games/s  {acts:9.0f} actions/s")
+        report(f"engine {name}", f"{games:,.0f} games/s, {acts:,.0f} actions/s")
 
-    print("\nAEC environment, random masked play through env.last()/env.step()")
+    print("\nAEC environment, random masked play through env.last()/env.step() (one core)")
     steps = int(20000 * scale)
-    raw = median_rate(aec_loop(lambda: durak_env.raw_env(), steps), reps)
-    wrapped = median_rate(aec_loop(lambda: durak_env.env(), steps), reps)
-    print(f"  durak raw_env      {raw:9.0f} steps/s")
-    print(f"  durak env()        {wrapped:9.0f} steps/s")
+    rates = {"durak raw_env()": median_rate(aec_loop(durak_env.raw_env, steps), reps),
+             "durak env()": median_rate(aec_loop(durak_env.env, steps), reps)}
     try:
         from pettingzoo.classic import connect_four_v3
 
-        c4 = median_rate(aec_loop(lambda: connect_four_v3.raw_env(), steps), reps)
-        print(f"  connect_four_v3    {c4:9.0f} steps/s (raw)   durak raw / connect four = {raw / c4:.2f}")
-    except Exception as err:  # pygame missing, say
-        print(f"  connect_four_v3 not run: {type(err).__name__}: {err}")
+        rates["connect_four_v3 raw_env()"] = median_rate(aec_loop(connect_four_v3.raw_env, steps), reps)
+        rates["connect_four_v3 env()"] = median_rate(aec_loop(connect_four_v3.env, steps), reps)
+    except ImportError as err:  # PettingZoo's classic games need pygame: pip install -e ".[bench]"
+        print(f"  connect_four_v3 not run: {err}")
+    for name, rate in rates.items():
+        report(name, f"{rate:,.0f} steps/s")
+    if "connect_four_v3 env()" in rates:
+        report("ratio durak raw / connect four raw", f"{rates['durak raw_env()'] / rates['connect_four_v3 raw_env()']:.2f}")
+        report("ratio durak env() / connect four env()", f"{rates['durak env()'] / rates['connect_four_v3 env()']:.2f}")
+        report("ratio durak raw / connect four env()", f"{rates['durak raw_env()'] / rates['connect_four_v3 env()']:.2f}")
 
-    print("\nsnapshots and clones")
+    print("\nsnapshots and clones (one core)")
     game = Game(Rules(), 3)
     rng = random.Random(3)
     for _ in range(30):
@@ -122,11 +194,16 @@ def main() -> None:
             return n, time.perf_counter() - t
         return run
 
-    print(f"  to_dict            {median_rate(timed(game.to_dict), reps):9.0f} ops/s")
-    print(f"  from_dict          {median_rate(timed(lambda: Game.from_dict(snap)), reps):9.0f} ops/s")
-    print(f"  clone              {median_rate(timed(game.clone), reps):9.0f} ops/s")
+    for name, fn in (("to_dict", game.to_dict), ("from_dict", lambda: Game.from_dict(snap)), ("clone", game.clone)):
+        report(name, f"{median_rate(timed(fn), reps):,.0f} ops/s")
 
-    print("\nbots, time per decision (2-player podkidnoy, positions from random play)")
+    print("\ntraining rollout (configs/default.yaml opponents, batched policy inference)")
+    for workers in (1, 2):
+        moves, decisions = rollout_rate(5 * scale + 3, workers)
+        report(f"rollout, {workers} process{'es' if workers > 1 else ''}",
+               f"{moves:,.0f} moves/s ({decisions:,.0f} learner decisions/s)")
+
+    print("\nbots, time per decision (2-player podkidnoy, positions from random play, one core)")
     views = []
     for seed in range(40):
         g = Game(Rules(), seed)
@@ -137,15 +214,29 @@ def main() -> None:
                 views.append(g.view(g.to_act))
             g.step(r.choice(legal))
     views = views[: int(2000 * scale)]
-    specs = ["heuristic", "search:fast", "search:medium", "search:strong", "trained"]
-    for spec in specs:
-        bot = make_bot(spec, seed=1)
-        sample = views if not spec.startswith("search") else views[:: max(1, len(views) // (60 if spec.endswith("fast") else 20))]
-        t = time.perf_counter()
-        for v in sample:
-            bot.act(v)
-        ms = 1000 * (time.perf_counter() - t) / len(sample)
-        print(f"  {spec:<16} {ms:9.3f} ms/move  ({len(sample)} positions)")
+    with tempfile.TemporaryDirectory() as tmp:
+        bots = {spec: make_bot(spec, seed=1) for spec in ("heuristic", "search:fast", "search:medium", "search:strong")}
+        bots["shipped bot (ONNX)"] = make_bot("trained", seed=1)
+        bots.update({name: load_bot(path) for name, path in exported_bots(Path(tmp)).items()})
+        for name, bot in bots.items():
+            every = 1 if not name.startswith("search") else max(1, len(views) // (60 if name.endswith("fast") else 20))
+            sample = views[::every]
+            for v in sample[:20]:
+                bot.act(v)  # warm up
+            times = []
+            for _ in range(reps if every == 1 else 1):
+                t = time.perf_counter()
+                for v in sample:
+                    bot.act(v)
+                times.append((time.perf_counter() - t) / len(sample))
+            report(f"{name} per move", f"{1e6 * statistics.median(times):,.1f} µs ({len(sample)} positions)")
+
+    if args.markdown:
+        lines = [f"Machine: {machine}.  Command: `python benchmarks/bench.py{' --quick' if args.quick else ''}` "
+                 f"(medians of {reps} repetitions).", "", "| what | figure |", "|---|---|"]
+        lines += [f"| {what} | {figure} |" for what, figure in rows]
+        args.markdown.write_text("\n".join(lines) + "\n")
+        print(f"\nwrote {args.markdown}")
 
 
 if __name__ == "__main__":

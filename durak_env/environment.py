@@ -74,8 +74,6 @@ class DurakEnv(AECEnv):
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
-        self._obs_buffer = np.zeros(self.encoder.size, dtype=np.float32)
-        self._mask_buffer = np.zeros(self.layout.size, dtype=np.int8)
         self._rng = random.Random()
         self.game: Game | None = None
 
@@ -126,14 +124,15 @@ class DurakEnv(AECEnv):
 
     def _after_move(self, auto: list) -> None:
         game = self.game
-        if self.auto_play_forced:
-            while game.result is None:
-                legal = game.legal_actions()
-                if len(legal) != 1:
-                    break
+        if self.auto_play_forced and game.result is None:
+            legal = game.legal_actions()
+            while len(legal) == 1:
                 auto.append((self.possible_agents[game.to_act], legal[0]))
                 game.step(legal[0])
                 self.moves += 1
+                if game.result is not None:
+                    break
+                legal = game.legal_actions()
         for a in self.agents:
             self.infos[a] = {"auto_played": list(auto)}
         if game.result is not None:
@@ -142,22 +141,22 @@ class DurakEnv(AECEnv):
                 self.terminations[a] = True
             self._accumulate_rewards()
             self.agent_selection = self.agents[0]
-        elif self.max_moves is not None and self.moves >= self.max_moves:
+            return
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0.0
+        if self.max_moves is not None and self.moves >= self.max_moves:
             # Without a bout cap a deal can cycle (every defender always taking); cut it off, nobody scores.
-            self.rewards = {a: 0.0 for a in self.agents}
-            self.truncations = {a: True for a in self.agents}
-            self.agent_selection = self.possible_agents[game.to_act]
-        else:
-            self.rewards = {a: 0.0 for a in self.agents}
-            self.agent_selection = self.possible_agents[game.to_act]
+            for a in self.truncations:
+                self.truncations[a] = True
+        self.agent_selection = self.possible_agents[game.to_act]
 
     # ----- what a seat sees ---------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         view = self.game.view(self._seat[agent])
-        obs = self.encoder.encode(view, self._obs_buffer).copy()
-        mask = self.encoder.mask(view, self._mask_buffer).copy()
-        return {"observation": obs, "action_mask": mask}
+        # Fresh arrays each call: callers keep observations (replay buffers), so none is reused.
+        return {"observation": self.encoder.encode(view), "action_mask": self.encoder.mask(view)}
 
     def view(self, agent: str) -> SeatView:
         """The read-only view of ``agent``'s seat (for bots): the observation's information as Python objects."""

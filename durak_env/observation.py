@@ -144,6 +144,7 @@ class ObservationEncoder:
         """The int8 legal-action mask: all zero unless the view's seat is to act."""
         if out is None:
             out = np.zeros(self.num_actions, dtype=np.int8)
-        out[:] = 0
+        else:
+            out[:] = 0
         out[list(view.legal_actions)] = 1
         return out

@@ -39,13 +39,16 @@ class Batch:
     games: int
     learner_rewards: list
     game_moves: list
+    """Moves of each finished game, forced moves included."""
+    env_steps: int = 0
+    """Moves played in every game during this collection, forced moves included."""
 
     @staticmethod
     def concat(batches: list["Batch"]) -> "Batch":
         cat = lambda name: np.concatenate([getattr(b, name) for b in batches])  # noqa: E731
         return Batch(cat("obs"), cat("mask"), cat("action"), cat("logp"), cat("value"), cat("advantage"), cat("ret"),
                      sum(b.games for b in batches), sum((b.learner_rewards for b in batches), []),
-                     sum((b.game_moves for b in batches), []))
+                     sum((b.game_moves for b in batches), []), sum(b.env_steps for b in batches))
 
 
 class RolloutWorker:
@@ -68,7 +71,6 @@ class RolloutWorker:
         self.kinds, self.shares = kinds, [cfg.opponents[k] for k in kinds]
         self.controllers: list[list[tuple]] = [[] for _ in self.envs]
         self.pending: list[list[list]] = [[[] for _ in range(rules.num_players)] for _ in self.envs]
-        self.moves = [0] * len(self.envs)
         for e in range(len(self.envs)):
             self._new_game(e)
 
@@ -85,7 +87,6 @@ class RolloutWorker:
             seats.append(kind if isinstance(kind, tuple) else (kind,))
         self.controllers[e] = seats
         self.pending[e] = [[] for _ in range(n)]
-        self.moves[e] = 0
 
     def set_weights(self, state: dict, pool_states: list[dict] | None, pool_version: int) -> None:
         self.policy.load_state_dict(state)
@@ -98,41 +99,38 @@ class RolloutWorker:
             self.pool_version = pool_version
 
     def collect(self, steps: int) -> Batch:
-        cfg = self.cfg
         out = {k: [] for k in ("obs", "mask", "action", "logp", "value", "advantage", "ret")}
         collected = games = 0
         learner_rewards: list[float] = []
         game_moves: list[int] = []
-        obs_size, num_actions = self.obs_size, self.num_actions
+        envs, encoder = self.envs, self.envs[0].encoder
+        steps_before = sum(env.moves for env in envs)
         while collected < steps:
             groups: dict[tuple, list[int]] = {}
-            for e, env in enumerate(self.envs):
+            for e, env in enumerate(envs):
                 groups.setdefault(self.controllers[e][env.game.to_act], []).append(e)
             for ctrl, idx in groups.items():
+                games_now = [envs[e].game for e in idx]
+                views = [g.view(g.to_act) for g in games_now]
                 if ctrl[0] in (LEARN, "pool"):
-                    obs = np.empty((len(idx), obs_size), dtype=np.float32)
-                    mask = np.empty((len(idx), num_actions), dtype=np.int8)
-                    for i, e in enumerate(idx):
-                        env = self.envs[e]
-                        view = env.game.view(env.game.to_act)
-                        env.encoder.encode(view, obs[i])
-                        env.encoder.mask(view, mask[i])
+                    obs = encoder.encode_many(views)
+                    mask = np.zeros((len(idx), self.num_actions), dtype=np.int8)
+                    for i, v in enumerate(views):
+                        mask[i, list(v.legal_actions)] = 1
                     net = self.policy if ctrl[0] == LEARN else self.pool[ctrl[1]]
-                    with torch.no_grad():
+                    with torch.inference_mode():
                         logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))
                         actions, logp = sample_masked(logits, self.torch_rng)
-                    actions, logp, value = actions.numpy(), logp.numpy(), value.numpy()
+                    actions, logp, value = actions.tolist(), logp.numpy(), value.numpy()
                     for i, e in enumerate(idx):
                         if ctrl[0] == LEARN:
-                            seat = self.envs[e].game.to_act
-                            self.pending[e][seat].append((obs[i], mask[i], actions[i], logp[i], value[i]))
-                        self._step(e, int(actions[i]))
+                            self.pending[e][views[i].seat].append((obs[i], mask[i], actions[i], logp[i], value[i]))
+                        envs[e].step(actions[i])
                 else:
                     bot = self.bots[ctrl[0]]
-                    for e in idx:
-                        game = self.envs[e].game
-                        self._step(e, bot.act(game.view(game.to_act)))
-            for e, env in enumerate(self.envs):
+                    for e, v in zip(idx, views):
+                        envs[e].step(bot.act(v))
+            for e, env in enumerate(envs):
                 if env.game.result is None:
                     continue
                 rewards = env.game.result.rewards()
@@ -145,21 +143,18 @@ class RolloutWorker:
                     if seat == self._learner_seat(e):
                         learner_rewards.append(rewards[seat])
                 games += 1
-                game_moves.append(self.moves[e])
+                game_moves.append(env.moves)
+                steps_before -= env.moves
                 self._new_game(e)
+        env_steps = sum(env.moves for env in envs) - steps_before
         arrays = {k: np.asarray(v) for k, v in out.items()}
         return Batch(arrays["obs"].astype(np.float32), arrays["mask"].astype(np.int8), arrays["action"].astype(np.int64),
                      arrays["logp"].astype(np.float32), arrays["value"].astype(np.float32),
                      arrays["advantage"].astype(np.float32), arrays["ret"].astype(np.float32), games,
-                     learner_rewards, game_moves)
+                     learner_rewards, game_moves, env_steps)
 
     def _learner_seat(self, e: int) -> int:
         return next(s for s, c in enumerate(self.controllers[e]) if c[0] == LEARN)
-
-    def _step(self, e: int, action: int) -> None:
-        env = self.envs[e]
-        env.step(action)
-        self.moves[e] += 1
 
     def _finish(self, traj: list, reward: float, out: dict) -> None:
         """GAE over one seat's finished trajectory: the reward comes with its last decision."""
