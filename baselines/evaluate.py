@@ -110,7 +110,9 @@ def _deal_seed(seed: int, lineup: int, deal: int) -> int:
 _BOT_CACHE: dict[str, object] = {}
 
 
-def _bot(spec: str):
+def _bot(spec):
+    if not isinstance(spec, str):
+        return spec  # a bot object, played in this process
     bot = _BOT_CACHE.get(spec)
     if bot is None:
         bot = _BOT_CACHE[spec] = make_bot(spec)
@@ -164,9 +166,10 @@ def _mean_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
     return mean, (mean - half, mean + half)
 
 
-def evaluate(bots: list[str], rules: Rules | None = None, games: int = 1000, seed: int = 0, duplicate: bool = True,
+def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: int = 0, duplicate: bool = True,
              workers: int | None = None, progress: bool = False, keep_records: bool = True) -> Report:
-    """Play about ``games`` games between ``bots`` (specs for ``make_bot``) and summarise them.
+    """Play about ``games`` games between ``bots`` (specs for ``make_bot``, or bot objects: those
+    play in this process, e.g. a model from another library) and summarise them.
 
     With as many bots as seats, they all sit at one table; with more, every combination of
     them plays; with fewer, the lineup repeats around the table.
@@ -177,7 +180,9 @@ def evaluate(bots: list[str], rules: Rules | None = None, games: int = 1000, see
     if len(bots) < 2:
         raise ValueError("evaluate needs at least two bots")
     for spec in bots:
-        bot = make_bot(spec)  # unknown names and unreadable files fail here, in one line
+        bot = make_bot(spec) if isinstance(spec, str) else spec  # unknown names, unreadable files: one line here
+        if not callable(getattr(bot, "act", None)):
+            raise ValueError(f"{spec!r} is neither a bot name nor an object with act(view) and reset(seed)")
         made_for = getattr(bot, "rules", None)
         if made_for is not None and made_for != rules:
             raise ValueError(f"{spec} was trained for other rules than this tournament's; pass --rules to match")
@@ -199,6 +204,8 @@ def evaluate(bots: list[str], rules: Rules | None = None, games: int = 1000, see
             tasks.append((tuple(bots), rules.to_dict(), li, lineup, d, _deal_seed(seed, li, d), rotations))
 
     workers = workers or min(2, os.cpu_count() or 1)
+    if not all(isinstance(b, str) for b in bots):
+        workers = 1
     started = time.perf_counter()
     records: list[GameRecord] = []
     seconds = [0.0] * len(bots)
@@ -275,11 +282,15 @@ def summarise(bots, rules, records, seconds, decisions, seed, duplicate) -> Repo
                 "draws": draws}
     if len(bots) > 2:
         _rate(stats, records)
-    return Report(rules.to_dict(), list(bots), len(records), len(by_deal), seed, duplicate, stats, head, records)
+    specs = [b if isinstance(b, str) else name for b, name in zip(bots, names)]
+    return Report(rules.to_dict(), specs, len(records), len(by_deal), seed, duplicate, stats, head, records)
 
 
-def _display_name(spec: str, specs: list[str]) -> str:
-    name = os.path.basename(spec) if os.path.sep in spec else spec
+def _display_name(spec, specs: list) -> str:
+    if not isinstance(spec, str):
+        name = getattr(spec, "name", type(spec).__name__)
+    else:
+        name = os.path.basename(spec) if os.path.sep in spec else spec
     if specs.count(spec) > 1:
         return f"{name}#{specs.index(spec)}"
     return name

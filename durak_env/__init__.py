@@ -1,8 +1,9 @@
 """durak_env: a Durak rules engine for every common variant, and a PettingZoo AEC environment over it.
 
-The engine (``durak_env.engine``) is pure Python; the environment, which needs
-numpy, gymnasium and pettingzoo, is imported only when first used, so
-``import durak_env`` and the engine stay light (RLlib workers, OpenSpiel).
+The engine (``durak_env.engine``) is pure Python and runs without numpy,
+gymnasium or pettingzoo.  The environments, which need them, are imported only
+when first used; importing the package registers their names
+(``durak_env/Durak-v0``) with Gymnasium and PettingZoo where those are installed.
 """
 
 from .engine import (
@@ -24,8 +25,9 @@ from .engine import (
 
 __version__ = "0.1.0"
 
-_LAZY = {"env": "environment", "raw_env": "environment", "DurakEnv": "environment", "make_rules": "environment", "ObservationEncoder": "observation",
-         "observation_slices": "observation", "OBSERVATION_VERSION": "observation"}
+_LAZY = {"env": "environment", "raw_env": "environment", "DurakEnv": "environment", "make_rules": "environment",
+         "ObservationEncoder": "observation", "observation_slices": "observation",
+         "OBSERVATION_VERSION": "observation", "DurakGymEnv": "gym_env"}
 
 
 def __getattr__(name: str):
@@ -36,8 +38,15 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'durak_env' has no attribute {name!r}")
 
 
+try:
+    from .registration import register_envs
+
+    register_envs()
+except ImportError:  # the engine alone, without gymnasium
+    pass
+
 __all__ = [
     "LAYOUT_VERSION", "OBSERVATION_VERSION", "Action", "Card", "DurakEnv", "Game", "IllegalAction", "Match",
-    "ObservationEncoder", "Result", "Rules", "SeatView", "beats", "decode_action", "encode_action", "env",
+    "DurakGymEnv", "ObservationEncoder", "Result", "Rules", "SeatView", "beats", "decode_action", "encode_action", "env",
     "num_actions", "observation_slices", "parse_cards", "raw_env",
 ]

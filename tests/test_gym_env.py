@@ -1,0 +1,142 @@
+"""The single-agent Gymnasium environment (issue 5): registry, check_env, masks, opponents, vector envs."""
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import durak_env
+from baselines import HeuristicBot, SHIPPED_BOTS
+from durak_env import IllegalAction, Rules
+from durak_env.gym_env import DurakGymEnv
+
+
+def play_random(env, seed, episodes=3):
+    rng = np.random.default_rng(seed)
+    rewards = []
+    obs, info = env.reset(seed=seed)
+    for _ in range(episodes):
+        done = False
+        while not done:
+            assert np.array_equal(obs["action_mask"], info["action_mask"])
+            assert np.array_equal(env.unwrapped.action_masks(), info["action_mask"].astype(bool))
+            assert info["action_mask"].sum() > 1, "forced moves are played for the learner"
+            obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            done = term or trunc
+        rewards.append(reward)
+        obs, info = env.reset()
+    return rewards
+
+
+def test_make_by_name_and_check_env_passes_without_warnings():
+    env = gymnasium.make("durak_env/Durak-v0", rules="podkidnoy", opponents="heuristic", render_mode="ansi")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped)
+    assert [str(w.message) for w in caught] == []
+    assert isinstance(env.unwrapped, DurakGymEnv)
+    assert env.observation_space["observation"].shape == (309,)
+    assert env.action_space.n == 110
+
+
+def test_spaces_and_observation_match_the_aec_environment():
+    gym_env = DurakGymEnv(rules="seed003", opponents="random", seat=1)
+    aec = durak_env.raw_env(rules="seed003")
+    assert gym_env.observation_space == aec.observation_space("player_0")
+    assert gym_env.action_space == aec.action_space("player_0")
+    obs, _ = gym_env.reset(seed=3)
+    expected = aec.encoder.encode(gym_env.game.view(1))
+    assert np.array_equal(obs["observation"], expected)
+
+
+def test_random_learner_loses_to_heuristic_and_episodes_end_with_the_result():
+    env = gymnasium.make("durak_env/Durak-v0", opponents="heuristic")
+    rewards = play_random(env, seed=0, episodes=12)
+    assert set(rewards) <= {-1.0, 0.0, 1.0}
+    assert sum(rewards) < 0  # seed 004's heuristic beats random play about 9 times in 10
+
+
+def test_same_seed_same_episode_and_random_seat_varies():
+    def trajectory(seed):
+        env = DurakGymEnv(opponents="easy", seat="random")
+        obs, info = env.reset(seed=seed)
+        seats, out = [info["seat"]], [obs["observation"].copy()]
+        rng = np.random.default_rng(1)
+        for _ in range(3):
+            done = False
+            while not done:
+                obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+                out.append(obs["observation"].copy())
+                done = term or trunc
+            obs, info = env.reset()
+            seats.append(info["seat"])
+        return seats, out
+
+    seats, a = trajectory(5)
+    assert all(np.array_equal(x, y) for x, y in zip(a, trajectory(5)[1]))
+    assert len(set(trajectory(6)[0] + seats)) == 2
+
+
+def test_opponents_by_name_object_list_and_exported_file():
+    env = DurakGymEnv(rules=Rules(num_players=3), opponents=[HeuristicBot(), "random"], seat=0)
+    assert play_random(env, 1, episodes=2)
+    env = DurakGymEnv(opponents=str(SHIPPED_BOTS["podkidnoy"]))
+    assert play_random(env, 2, episodes=1)
+    with pytest.raises(ValueError, match="needs 2"):
+        DurakGymEnv(rules=Rules(num_players=3), opponents=["random"])
+    with pytest.raises(ValueError, match="unknown bot"):
+        DurakGymEnv(opponents="grandmaster")
+    with pytest.raises(ValueError, match="seat must be"):
+        DurakGymEnv(seat=2)
+
+
+def test_illegal_action_loses_or_raises_and_changes_nothing():
+    env = DurakGymEnv(opponents="heuristic", seat=0)
+    obs, info = env.reset(seed=1)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, term, trunc, info = env.step(illegal)
+    assert (reward, term, trunc, info["illegal_action"]) == (-1.0, True, False, illegal)
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
+
+    env = DurakGymEnv(opponents="heuristic", seat=0, illegal_action="raise")
+    obs, info = env.reset(seed=1)
+    before = env.game.to_dict()
+    with pytest.raises(IllegalAction, match="legal"):
+        env.step(illegal)
+    assert env.game.to_dict() == before
+
+
+def test_reset_from_a_saved_position():
+    env = DurakGymEnv(opponents="heuristic", seat=0)
+    env.reset(seed=4)
+    snap = env.game.to_dict()
+    obs, info = env.reset(seed=9, options={"state": snap, "seat": 0})
+    assert env.game.to_dict() == snap and info["seat"] == 0
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_vector_envs_run_many_games(mode):
+    envs = gymnasium.make_vec("durak_env/Durak-v0", num_envs=3, vectorization_mode=mode, opponents="heuristic")
+    try:
+        obs, info = envs.reset(seed=0)
+        assert obs["observation"].shape == (3, 309) and info["action_mask"].shape == (3, 110)
+        rng = np.random.default_rng(0)
+        finished = 0
+        for _ in range(120):
+            actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in info["action_mask"]]
+            obs, rewards, term, trunc, info = envs.step(np.array(actions))
+            finished += int(np.sum(term | trunc))
+        assert finished > 0
+    finally:
+        envs.close()
+
+
+def test_pettingzoo_registry_makes_the_aec_env():
+    import pettingzoo
+
+    env = pettingzoo.make("aec", "durak_env/Durak-v0", rules="perevodnoy")
+    env.reset(seed=1)
+    assert env.unwrapped.rules == Rules.preset("perevodnoy")

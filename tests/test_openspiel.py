@@ -1,0 +1,84 @@
+"""Durak as an OpenSpiel Python game (issue 5): pyspiel's own checks, honesty, and OpenSpiel's ISMCTS."""
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import ismcts, mcts
+
+import durak_env.openspiel as dos
+from baselines import HeuristicBot
+from durak_env import Rules
+
+
+def deal(game, rng):
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    return state
+
+
+@pytest.mark.parametrize("params", [{}, {"preset": "perevodnoy", "num_players": 3},
+                                    {"preset": "seed003", "num_players": 4},
+                                    {"preset": "seed002", "num_players": 6, "deck_size": 52}])
+def test_pyspiel_random_simulation(params):
+    game = pyspiel.load_game("python_durak", params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+def test_parameters_pick_a_preset_and_override_fields():
+    game = pyspiel.load_game("python_durak", {"preset": "seed003", "num_players": 4, "transfer": True,
+                                              "max_bouts": 0})
+    assert game.rules == Rules.preset("seed003", num_players=4, transfer=True, max_bouts=None)
+    assert game.num_players() == 4 and game.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    two = pyspiel.load_game("python_durak")
+    assert two.rules == Rules() and two.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    with pytest.raises(Exception, match="unknown preset"):
+        pyspiel.load_game("python_durak", {"preset": "bridge"})
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
+        pyspiel.load_game("python_durak", {"trumps": 2})
+
+
+def test_full_games_end_with_one_fool_or_a_draw():
+    game = pyspiel.load_game("python_durak", {"num_players": 3})
+    rng = np.random.RandomState(0)
+    for _ in range(5):
+        state = deal(game, rng)
+        while not state.is_terminal():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        returns = state.returns()
+        assert returns.count(-1.0) <= 1 and max(returns) == 1.0 or all(r == 0 for r in returns)
+
+
+def test_a_seat_sees_the_same_in_states_that_differ_only_in_hidden_cards():
+    game = pyspiel.load_game("python_durak")
+    rng = np.random.RandomState(1)
+    state = deal(game, rng)
+    for _ in range(8):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    player = state.current_player()
+    other = dos.make_resampler(3)(state, player)
+    assert dos.knowledge_string(other.game.view(1 - player)) != dos.knowledge_string(state.game.view(1 - player))
+    assert other.information_state_string(player) == state.information_state_string(player)
+    assert other.observation_string(player) == state.observation_string(player)
+    assert other.observation_tensor(player) == state.observation_tensor(player)
+    assert other.legal_actions() == state.legal_actions()
+
+
+def test_openspiel_ismcts_bot_plays_a_game_against_heuristic_bot():
+    """OpenSpiel's Python ISMCTS with our resampler (its C++ bots do not run on Python games)."""
+    game = pyspiel.load_game("python_durak")
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=20, random_state=np.random.RandomState(1))
+    bot.set_resampler(dos.make_resampler(2))
+    heuristic = HeuristicBot(0)
+    rng = np.random.RandomState(2)
+    state = deal(game, rng)
+    moves = 0
+    while not state.is_terminal():
+        player = state.current_player()
+        action = int(bot.step(state)) if player == 0 else heuristic.act(state.game.view(player))
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        moves += 1
+    assert moves > 10 and sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
