@@ -106,6 +106,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+BACKENDS = ("torch", "rllib")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """Self-play PPO (training/train.py); the README's main job."""
     try:
@@ -113,8 +116,14 @@ def cmd_train(args: argparse.Namespace) -> int:
         from training.train import train
     except ImportError as err:
         raise UsageError(f"training needs torch and the training package: {err}") from None
-    if args.backend != "torch":
-        raise UsageError(f"unknown backend {args.backend!r}; backends: torch")
+    if args.backend not in BACKENDS:
+        raise UsageError(f"unknown backend {args.backend!r}; backends: {', '.join(BACKENDS)}")
+    rllib_options = [f"--{n.replace('_', '-')}" for n in ("address", "env_runners", "iterations", "envs_per_runner")
+                     if getattr(args, n) is not None] + (["--learners"] if args.learners else [])
+    if args.backend == "torch" and rllib_options:
+        raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
+    if args.backend == "rllib":
+        return _train_rllib(args)
     try:
         if args.resume:
             run = train(resume=args.resume, progress=not args.quiet)
@@ -135,6 +144,35 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"run folder: {run}")
     if (run / "bot.onnx").exists():
         print(f"trained bot: {run / 'bot.onnx'}  (play it: durak play --opponent {run / 'bot.onnx'})")
+    return 0
+
+
+def _train_rllib(args: argparse.Namespace) -> int:
+    """Self-play PPO on Ray RLlib (training/rllib_selfplay.py)."""
+    try:
+        from training import rllib_selfplay
+        from training.config import ConfigError, TrainConfig
+    except ImportError as err:
+        raise UsageError(f"--backend rllib needs the rllib extra (pip install -e \".[rllib]\"): {err}") from None
+    if args.resume:
+        raise UsageError("--resume applies to the torch backend; RLlib runs restart from their checkpoint folder")
+    if not args.config:
+        raise UsageError("give --config FILE (e.g. configs/default.yaml)")
+    try:
+        cfg = TrainConfig.load(args.config)
+        if args.total_steps is not None:
+            cfg.total_steps = args.total_steps
+        if args.seed is not None:
+            cfg.seed = args.seed
+        cfg.validate()
+        rllib_selfplay.check_arguments(args)
+    except (ConfigError, ValueError) as err:
+        raise UsageError(str(err)) from None
+    run_dir = args.run_dir or str(Path("runs") / f"rllib-{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    history = rllib_selfplay.train(cfg, run_dir, address=args.address, env_runners=args.env_runners,
+                                   learners=args.learners, envs_per_runner=args.envs_per_runner or 4,
+                                   iterations=args.iterations, progress=not args.quiet)
+    print(f"run folder: {run_dir} ({len(history)} iterations; RLlib checkpoint in {Path(run_dir) / 'checkpoint'})")
     return 0
 
 
@@ -192,7 +230,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-dir", help="where to write the run (default: runs/<config>-<time>)")
     p.add_argument("--total-steps", type=int, help="override the config's total_steps")
     p.add_argument("--seed", type=int, help="override the config's seed")
-    p.add_argument("--backend", default="torch", help="torch (this package's PPO)")
+    p.add_argument("--backend", default="torch", help="torch (this package's PPO, default) or rllib (Ray RLlib "
+                                                      "self-play, local or on a cluster)")
+    p.add_argument("--address", help="rllib: an existing Ray cluster ('auto' or ray://host:10001)")
+    p.add_argument("--env-runners", type=int, help="rllib: env runners (default: cores - 1 locally)")
+    p.add_argument("--learners", type=int, default=0, help="rllib: remote learners (0 = learn in the driver)")
+    p.add_argument("--envs-per-runner", type=int, help="rllib: games each env runner steps at once (default 4)")
+    p.add_argument("--iterations", type=int, help="rllib: stop after this many iterations (default: total_steps)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
     p = sub.add_parser("export", help="export a checkpoint as a playable bot file")

@@ -1,0 +1,243 @@
+"""Multi-agent PPO self-play on Ray RLlib, for training past one machine.  Needs the ``rllib`` extra.
+
+    durak train --backend rllib --config configs/default.yaml                  # a local Ray on this machine
+    durak train --backend rllib --config configs/default.yaml --address auto   # the Ray cluster this node is in
+    python -m training.rllib_selfplay --config configs/default.yaml --env-runners 8 --learners 2
+
+Every seat of the PettingZoo AEC environment is played by one shared policy
+(RLlib's ``PettingZooEnv`` wrapper, one module ``"shared"``).  The mask reaches
+RLlib's action-masking module through ``RLlibObservations``, which renames the
+observation to RLlib's ``{"observations", "action_mask"}`` with a float mask.
+From the YAML config it reads the rules, seed, total_steps, hidden_sizes and the
+PPO settings (learning_rate, gamma, gae_lambda, clip_coef, ent_coef, vf_coef,
+max_grad_norm, update_epochs, minibatch_size, rollout_steps as the batch per
+learner, eval_every, eval_games); the opponent mix does not apply: this is pure
+self-play.  Every ``eval_every`` iterations the shared policy plays HeuristicBot
+over duplicate deals (the project's evaluator, in the driver); results go to
+``<run_dir>/evals.jsonl`` and checkpoints to ``<run_dir>/checkpoint``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from .config import ConfigError, TrainConfig
+
+POLICY = "shared"
+ENV_NAME = "durak_selfplay"
+
+
+class RLlibObservations(BaseWrapper):
+    """The AEC environment with observations as RLlib's masking module reads them:
+    ``{"observations": float32, "action_mask": float32}`` (PettingZoo's are ``observation`` and int8)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        inner = env.observation_space(env.possible_agents[0])
+        self._space = spaces.Dict({
+            "observations": inner["observation"],
+            "action_mask": spaces.Box(0.0, 1.0, inner["action_mask"].shape, dtype=np.float32),
+        })
+
+    def observation_space(self, agent):
+        return self._space
+
+    def observe(self, agent):
+        obs = self.env.observe(agent)
+        return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
+
+
+def make_env(env_config: dict):
+    """The env each RLlib env runner builds (registered as ``durak_selfplay``)."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    from durak_env.environment import env
+
+    # PettingZoo's classic wrapping: an illegal action (RLlib's env check samples unmasked ones) ends the
+    # deal with -1 for the seat that tried it instead of raising.
+    return PettingZooEnv(RLlibObservations(env(rules=env_config["rules"])))
+
+
+def build_config(cfg: TrainConfig, env_runners: int, learners: int, envs_per_runner: int):
+    """The ``PPOConfig`` for shared-policy self-play with action masking."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    rules = cfg.make_rules().to_dict()
+    batch = cfg.rollout_steps
+    return (
+        PPOConfig()
+        .environment(ENV_NAME, env_config={"rules": rules})
+        .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, episode, **kwargs: POLICY)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY: RLModuleSpec(
+            module_class=ActionMaskingTorchRLModule,
+            model_config={"fcnet_hiddens": list(cfg.hidden_sizes), "fcnet_activation": "relu",
+                          "head_fcnet_hiddens": [], "vf_share_layers": True},
+        )}))
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=envs_per_runner,
+                     rollout_fragment_length="auto")
+        .learners(num_learners=learners)
+        .training(lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip_coef,
+                  entropy_coeff=cfg.ent_coef, vf_loss_coeff=cfg.vf_coef, grad_clip=cfg.max_grad_norm,
+                  num_epochs=cfg.update_epochs, minibatch_size=min(cfg.minibatch_size, batch),
+                  train_batch_size_per_learner=batch)
+        .debugging(seed=cfg.seed)
+    )
+
+
+class RLlibBot:
+    """The shared RLlib module behind the project's bot interface (greedy), for the evaluator."""
+
+    name = "rllib"
+
+    def __init__(self, module, rules):
+        import torch
+
+        from durak_env.observation import ObservationEncoder
+
+        self.torch, self.module, self.rules = torch, module, rules
+        self.encoder = ObservationEncoder(rules)
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, view) -> int:
+        torch = self.torch
+        obs = torch.from_numpy(self.encoder.encode(view))[None]
+        mask = torch.from_numpy(self.encoder.mask(view).astype(np.float32))[None]
+        with torch.no_grad():
+            out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask}})
+        logits = out["action_dist_inputs"][0].numpy()
+        legal = list(view.legal_actions)
+        return legal[int(np.argmax(logits[legal]))]
+
+
+def summary(result: dict) -> dict[str, float]:
+    """The figures of one ``algo.train()`` result that the log and the tests read."""
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(POLICY, {})
+    return {
+        "episodes": float(runners.get("num_episodes", 0)),
+        "episodes_lifetime": float(runners.get("num_episodes_lifetime", 0)),
+        "env_steps_lifetime": float(result.get("num_env_steps_sampled_lifetime",
+                                               runners.get("num_env_steps_sampled_lifetime", 0))),
+        "policy_loss": float(learner.get("policy_loss", math.nan)),
+        "vf_loss": float(learner.get("vf_loss", math.nan)),
+        "entropy": float(learner.get("entropy", math.nan)),
+    }
+
+
+def train(cfg: TrainConfig, run_dir: str | Path, address: str | None = None, env_runners: int | None = None,
+          learners: int = 0, envs_per_runner: int = 4, iterations: int | None = None,
+          progress: bool = True) -> list[dict]:
+    """Run self-play PPO on Ray; returns each iteration's summary (evaluations included where run)."""
+    import ray
+    from ray.tune.registry import register_env
+
+    from baselines.evaluate import evaluate
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    local = address is None
+    if env_runners is None:
+        env_runners = max(0, (os.cpu_count() or 2) - 1) if local else cfg.num_workers
+    init: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    if local:
+        init["num_cpus"] = max(os.cpu_count() or 2, env_runners + 1)
+    else:
+        import baselines
+        import durak_env
+        import training
+
+        init["address"] = address
+        # The nodes need our code: ship the three packages' folders (paths, which Ray Client can send too).
+        init["runtime_env"] = {"py_modules": [str(Path(m.__file__).parent) for m in (durak_env, baselines, training)]}
+    ray.init(**init)
+    try:
+        register_env(ENV_NAME, make_env)
+        algo = build_config(cfg, env_runners, learners, envs_per_runner).build_algo()
+        rules = cfg.make_rules()
+        history: list[dict] = []
+        started = time.perf_counter()
+        it = 0
+        while True:
+            it += 1
+            row = {"iteration": it, **summary(algo.train()), "seconds": time.perf_counter() - started}
+            if cfg.eval_every and it % cfg.eval_every == 0 or _done(cfg, row, it, iterations):
+                bot = RLlibBot(algo.get_module(POLICY), rules)
+                report = evaluate([bot, "heuristic"], rules, games=cfg.eval_games, seed=cfg.seed + it, workers=1)
+                row["eval_not_fool"] = report.head_to_head["a_not_fool"] if report.head_to_head else \
+                    1.0 - report.stats[0].fool_rate
+                with open(run_dir / "evals.jsonl", "a") as f:
+                    f.write(json.dumps({"iteration": it, "env_steps": row["env_steps_lifetime"],
+                                        "not_fool": row["eval_not_fool"]}) + "\n")
+            history.append(row)
+            if progress:
+                evaluated = f"  vs heuristic {row['eval_not_fool']:.3f}" if "eval_not_fool" in row else ""
+                print(f"iter {it}: {row['env_steps_lifetime']:,.0f} steps, {row['episodes']:.0f} episodes, "
+                      f"policy loss {row['policy_loss']:.4f}, vf loss {row['vf_loss']:.4f}{evaluated}", flush=True)
+            if _done(cfg, row, it, iterations):
+                break
+        algo.save_to_path(str((run_dir / "checkpoint").resolve()))
+        algo.stop()
+        return history
+    finally:
+        ray.shutdown()
+
+
+def _done(cfg: TrainConfig, row: dict, it: int, iterations: int | None) -> bool:
+    if iterations is not None:
+        return it >= iterations
+    return row["env_steps_lifetime"] >= cfg.total_steps
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.rllib_selfplay", description=__doc__.splitlines()[0])
+    add_arguments(p)
+    p.add_argument("--config", required=True, help="a YAML config, e.g. configs/default.yaml")
+    p.add_argument("--run-dir", help="where to write the run (default: runs/rllib-<config>-<time>)")
+    args = p.parse_args(argv)
+    try:
+        cfg = TrainConfig.load(args.config)
+        check_arguments(args)
+    except (ConfigError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    run_dir = args.run_dir or str(Path("runs") / f"rllib-{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    train(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
+          envs_per_runner=args.envs_per_runner, iterations=args.iterations)
+    return 0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The RLlib options, shared with ``durak train --backend rllib``."""
+    p.add_argument("--address", help="an existing Ray cluster: 'auto' (this node's) or ray://host:10001; "
+                                     "default: start a local Ray on this machine's cores")
+    p.add_argument("--env-runners", type=int, help="RLlib env runners (default: cores - 1 locally)")
+    p.add_argument("--learners", type=int, default=0, help="remote learners (0 = learn in the driver)")
+    p.add_argument("--envs-per-runner", type=int, default=4, help="games each env runner steps at once")
+    p.add_argument("--iterations", type=int, help="stop after this many training iterations (default: total_steps)")
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    for name in ("env_runners", "learners", "iterations", "envs_per_runner"):
+        value = getattr(args, name, None)
+        if value is not None and value < (1 if name in ("iterations", "envs_per_runner") else 0):
+            raise ValueError(f"--{name.replace('_', '-')} must be {'positive' if name in ('iterations', 'envs_per_runner') else 'at least 0'}, got {value}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
