@@ -19,9 +19,13 @@ SHIPPED_BOTS = {"podkidnoy": Path(__file__).with_name("bots") / "podkidnoy.onnx"
 """Pretrained policies shipped with the package (``make_bot("trained")``)."""
 
 
-def make_bot(spec: str, seed: int | None = None) -> Bot:
+def make_bot(spec: str | Path, seed: int | None = None) -> Bot:
     """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>],
     trained (the shipped policy), or a path to an exported policy file."""
+    if isinstance(spec, Path):
+        spec = str(spec)
+    if not isinstance(spec, str):
+        raise ValueError(f"a bot is named by a string or a file path, got {spec!r}")
     name, _, arg = spec.partition(":")
     if name == "random" and not arg:
         return RandomBot(seed)

@@ -104,6 +104,8 @@ class TrainConfig:
             text = path.read_text()
         except OSError as err:
             raise ConfigError(f"cannot read config {path}: {err.strerror or err}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"cannot read config {path}: not a text (UTF-8 YAML) file") from None
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as err:

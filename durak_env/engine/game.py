@@ -297,9 +297,13 @@ class Game:
 
     # ----- playing ------------------------------------------------------------------------
 
-    def step(self, action: int) -> None:
-        """Play ``action`` for the seat to act; an illegal one raises IllegalAction and changes nothing."""
+    def step(self, action: int, seat: int | None = None) -> None:
+        """Play ``action`` for the seat to act; an illegal one raises IllegalAction and changes nothing.
+        ``seat``, when given, is the seat the caller plays for: refused unless it is the one to act."""
         legal = self.legal_actions()
+        if seat is not None and (self.result is not None or seat != self.to_act):
+            whose = "nobody's (the game is over)" if self.result is not None else f"player {self.to_act}'s"
+            raise IllegalAction(f"player {seat!r} tried {action!r} but it is {whose} turn", action, tuple(legal))
         try:
             index = operator.index(action)
         except TypeError:
@@ -356,11 +360,41 @@ class Game:
         if self.result is not None:
             return f"the game is over; action {action!r} was refused"
         try:
-            tried = str(decode_action(action, self.rules))
-        except ValueError as err:
-            tried = str(err)
+            if isinstance(action, bool):
+                raise ValueError("an action is an integer index, not true/false")
+            move = decode_action(action, self.rules)
+            tried, why = str(move), self._why_not(move)
+        except (ValueError, TypeError) as err:
+            tried, why = str(err), "not an action of this layout"
         legal = ", ".join(f"{a} ({decode_action(a, self.rules)})" for a in self.legal_actions())
-        return f"illegal action {action!r} [{tried}] for player {self.to_act}; legal: {legal}"
+        return f"illegal action {action!r} [{tried}] for player {self.to_act}: {why}; legal: {legal}"
+
+    def _why_not(self, move: Action) -> str:
+        """Why a well-formed move is not legal here, in a few words."""
+        seat, kind, card = self.to_act, move.kind, move.card
+        defending = seat == self.defender and (self.open_count and not self.taking)
+        if kind in ("defend", "transfer", "take") and not defending:
+            return f"player {seat} is {'leading the attack' if not self.attacks else 'adding cards'}, not defending"
+        if kind in ("attack", "done") and defending:
+            return f"player {seat} is defending"
+        if kind == "done" and not self.attacks:
+            return "the bout's first card must be played"
+        if card is not None and not self.hands[seat] >> card & 1:
+            return f"player {seat} does not hold {card}"
+        if kind == "attack":
+            if self.attacks and not RANK_MASKS[card.rank] & self.table_ranks:
+                return f"no card of {card}'s rank is on the table"
+            return "the cap or the defender's hand leaves no room for another card"
+        if kind == "transfer":
+            if not self.rules.transfer:
+                return "these rules have no transfer"
+            if card.rank != rank_of(self.attacks[0]):
+                return f"{card} is not of the attacking rank"
+            return "a transfer is allowed only before beating anything, with room, to a defender who can cover all"
+        if kind == "defend":
+            target = self.attacks[len(self.attacks) - self.open_count]
+            return f"{card} does not beat {CARDS[target]}, the card to answer"
+        return "not allowed here"
 
     def _advance(self) -> None:
         while self.result is None:
