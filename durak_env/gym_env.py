@@ -73,6 +73,9 @@ class DurakGymEnv(gymnasium.Env):
         ``options={"seat": k}`` seats the learner at k for this episode."""
         super().reset(seed=seed)
         options = options or {}
+        unknown = sorted(set(options) - {"state", "seat"})
+        if unknown:
+            raise ValueError(f"reset options {unknown} are not known; known: seat, state")
         n = self.rules.num_players
         rng = self.np_random
         self.seat = options.get("seat", self.seat_choice if self.seat_choice != "random" else int(rng.integers(n)))

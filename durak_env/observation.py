@@ -74,7 +74,7 @@ class ObservationEncoder:
         self.slices = observation_slices(rules)
         self.size = next(reversed(self.slices.values())).stop
         self.num_actions = layout_for(rules.deck_size).size
-        d, n = rules.deck_size, rules.num_players
+        n = rules.num_players
         deck_ids = list(layout_for(rules.deck_size).card_of)
         # Plane order: hand, table_open, table_beaten, table_defence, next_to_beat, discard, trump_card,
         # trump suit (4 bits), then one plane per opponent; together they tile [0, hand_sizes.start).

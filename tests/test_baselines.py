@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from helpers import act, cards, legal, names, position
+from helpers import act, legal, position
 
 from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot, make_bot
 from durak_env import Game, Rules, decode_action

@@ -1,8 +1,6 @@
 """Training end to end on a tiny config: masked sampling, checkpoints, resume, export, loading, playing."""
 
 import json
-import os
-import pickle
 import shutil
 from pathlib import Path
 
@@ -138,30 +136,6 @@ def test_damaged_and_foreign_files_are_refused(tiny_run, tmp_path):
         load_bot(text)
     with pytest.raises(ValueError, match="no bot file"):
         load_bot(tmp_path / "missing.onnx")
-
-
-class _Payload:
-    def __init__(self, marker):
-        self.marker = marker
-
-    def __reduce__(self):
-        return (os.system, (f"touch {self.marker}",))
-
-
-def test_pickle_payloads_never_run(tmp_path):
-    marker = tmp_path / "pwned"
-    evil = tmp_path / "evil.pt"
-    torch.save({"format": 1, "model": _Payload(marker)}, evil)
-    raw = tmp_path / "evil.pkl"
-    raw.write_bytes(pickle.dumps(_Payload(marker)))
-    for path in (evil, raw):
-        with pytest.raises(ValueError):
-            load_checkpoint(path)
-        with pytest.raises(ValueError):
-            load_bot(path)
-        with pytest.raises(ValueError):
-            export(path, "onnx", tmp_path / "out.onnx")
-    assert not marker.exists()
 
 
 def test_export_cli(tiny_run, tmp_path, capsys):
