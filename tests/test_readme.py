@@ -19,13 +19,20 @@ def snippets(section: str) -> list[str]:
 SNIPPETS = snippets("Use with your library")
 
 
+def library(code: str) -> str:
+    for needle, name in (("MaskablePPO", "sb3"), ("rllib", "rllib"), ("pyspiel", "openspiel"), ("gymnasium", "gymnasium")):
+        if needle in code:
+            return name
+    return "other"
+
+
 def test_section_has_a_snippet_per_library():
     joined = "\n".join(SNIPPETS)
     for needle in ("gymnasium.make(", "MaskablePPO", "rllib_selfplay", "pyspiel.load_game"):
         assert needle in joined
 
 
-@pytest.mark.parametrize("code", SNIPPETS, ids=lambda c: c.split("import ")[1].split()[0])
+@pytest.mark.parametrize("code", SNIPPETS, ids=library)
 def test_snippet_runs(code, tmp_path):
     (tmp_path / "configs").symlink_to(ROOT / "configs")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,
