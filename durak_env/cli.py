@@ -173,6 +173,8 @@ def _train_rllib(args: argparse.Namespace) -> int:
                                    learners=args.learners, envs_per_runner=args.envs_per_runner or 4,
                                    iterations=args.iterations, progress=not args.quiet)
     print(f"run folder: {run_dir} ({len(history)} iterations; RLlib checkpoint in {Path(run_dir) / 'checkpoint'})")
+    bot = Path(run_dir) / "bot.onnx"
+    print(f"trained bot: {bot}  (play it: durak play --opponent {bot})")
     return 0
 
 

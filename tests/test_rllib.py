@@ -35,6 +35,16 @@ def test_two_iterations_on_local_ray_play_episodes_with_finite_losses(tmp_path):
     assert 0.0 <= last["eval_not_fool"] <= 1.0
     assert (tmp_path / "evals.jsonl").read_text().strip()
     assert (tmp_path / "checkpoint").is_dir()
+    # The policy is exported as a bot file that the project's loaders read and that plays legal moves.
+    from baselines.policy_file import load_bot
+    from durak_env import Game
+
+    bot = load_bot(tmp_path / "bot.onnx")
+    game = Game(cfg.make_rules(), seed=5)
+    while not game.is_over:
+        action = bot.act(game.view(game.to_act))
+        assert action in game.legal_actions()
+        game.step(action)
 
 
 def test_training_on_an_existing_cluster_with_address_auto(tmp_path):
@@ -57,5 +67,6 @@ def test_training_on_an_existing_cluster_with_address_auto(tmp_path):
             capture_output=True, text=True, env=env, timeout=600)
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert "1 iterations" in proc.stdout and (tmp_path / "run" / "checkpoint").is_dir()
+        assert (tmp_path / "run" / "bot.onnx").exists()
     finally:
         subprocess.run([ray, "stop", "--force"], capture_output=True, env=env, timeout=300)

@@ -45,10 +45,19 @@ def export(checkpoint: str | Path, fmt: str, out: str | Path) -> Path:
         checkpoint = checkpoint / "checkpoints" / "latest.pt" if (checkpoint / "checkpoints").is_dir() else checkpoint / "latest.pt"
     ckpt = load_checkpoint(checkpoint)
     net = policy_from_checkpoint(ckpt)
-    model = ActionProbabilities(net).eval()
-    meta = json.dumps(metadata(ckpt))
-    obs = torch.zeros(1, net.obs_size)
-    mask = torch.ones(1, net.num_actions, dtype=torch.int8)
+    return write_bot(ActionProbabilities(net), metadata(ckpt), net.obs_size, net.num_actions, fmt, out)
+
+
+def write_bot(model: torch.nn.Module, meta: dict, obs_size: int, num_actions: int, fmt: str,
+              out: str | Path) -> Path:
+    """Write ``model`` (observation, int8 mask) -> action probabilities as a bot file with ``meta``
+    (rules, layout versions) embedded; the file appears whole or not at all."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; formats: {', '.join(FORMATS)}")
+    model = model.eval()
+    meta_text = json.dumps(meta)
+    obs = torch.zeros(1, obs_size)
+    mask = torch.ones(1, num_actions, dtype=torch.int8)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
@@ -62,11 +71,11 @@ def export(checkpoint: str | Path, fmt: str, out: str | Path) -> Path:
                               "action_mask": {0: "batch"}, "probabilities": {0: "batch"}}, dynamo=False)
         proto = onnx.load(str(tmp))
         entry = proto.metadata_props.add()
-        entry.key, entry.value = METADATA_KEY, meta
+        entry.key, entry.value = METADATA_KEY, meta_text
         onnx.save(proto, str(tmp))
     else:
         with torch.no_grad():
             traced = torch.jit.trace(model, (obs, mask))
-        torch.jit.save(traced, str(tmp), _extra_files={f"{METADATA_KEY}.json": meta})
+        torch.jit.save(traced, str(tmp), _extra_files={f"{METADATA_KEY}.json": meta_text})
     tmp.replace(out)
     return out

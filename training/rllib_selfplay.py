@@ -14,7 +14,8 @@ max_grad_norm, update_epochs, minibatch_size, rollout_steps as the batch per
 learner, eval_every, eval_games); the opponent mix does not apply: this is pure
 self-play.  Every ``eval_every`` iterations the shared policy plays HeuristicBot
 over duplicate deals (the project's evaluator, in the driver); results go to
-``<run_dir>/evals.jsonl`` and checkpoints to ``<run_dir>/checkpoint``.
+``<run_dir>/evals.jsonl``, RLlib's checkpoint to ``<run_dir>/checkpoint`` and the trained
+policy, as a bot file like the torch backend's, to ``<run_dir>/bot.onnx``.
 """
 
 from __future__ import annotations
@@ -125,6 +126,32 @@ class RLlibBot:
         return legal[int(np.argmax(logits[legal]))]
 
 
+def export_bot(module, cfg: TrainConfig, out: Path, iteration: int, env_steps: float) -> Path:
+    """The shared module as a playable ONNX bot (``durak play --opponent <file>``, ``make_bot(<file>)``)."""
+    import torch
+
+    from durak_env.engine.actions import LAYOUT_VERSION
+    from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
+
+    from .export import write_bot
+
+    class Probabilities(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.module = module
+
+        def forward(self, obs, mask):
+            out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask.float()}})
+            return torch.softmax(out["action_dist_inputs"], dim=-1)
+
+    rules = cfg.make_rules()
+    enc = ObservationEncoder(rules)
+    meta = {"rules": rules.to_dict(), "observation_version": OBSERVATION_VERSION, "layout_version": LAYOUT_VERSION,
+            "hidden_sizes": list(cfg.hidden_sizes), "update": iteration, "global_step": int(env_steps),
+            "trainer": "rllib"}
+    return write_bot(Probabilities(), meta, enc.size, enc.num_actions, "onnx", out)
+
+
 def summary(result: dict) -> dict[str, float]:
     """The figures of one ``algo.train()`` result that the log and the tests read."""
     runners = result.get("env_runners", {})
@@ -192,6 +219,7 @@ def train(cfg: TrainConfig, run_dir: str | Path, address: str | None = None, env
             if _done(cfg, row, it, iterations):
                 break
         algo.save_to_path(str((run_dir / "checkpoint").resolve()))
+        export_bot(algo.get_module(POLICY), cfg, run_dir / "bot.onnx", it, history[-1]["env_steps_lifetime"])
         algo.stop()
         return history
     finally:
