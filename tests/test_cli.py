@@ -32,7 +32,7 @@ def test_rules_lists_and_shows(capsys):
     (["train", "--backend", "jax", "--config", "configs/tiny.yaml"], "unknown backend 'jax'; backends: torch, rllib"),
     (["train", "--config", "configs/tiny.yaml", "--address", "auto"], "--address only work with --backend rllib"),
     (["train", "--backend", "rllib"], "give --config FILE"),
-    (["train", "--backend", "rllib", "--config", "configs/tiny.yaml", "--iterations", "0"], "--iterations must be"),
+    (["train", "--backend", "rllib", "--config", "configs/tiny.yaml", "--iterations", "0"], "--iterations must be at least 1"),
     (["train", "--backend", "rllib", "--config", "configs/nope.yaml"], "nope.yaml"),
     (["train", "--backend", "rllib", "--resume", "runs/x"], "--resume applies to the torch backend"),
     ([], "required"),

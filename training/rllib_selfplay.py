@@ -261,10 +261,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def check_arguments(args: argparse.Namespace) -> None:
-    for name in ("env_runners", "learners", "iterations", "envs_per_runner"):
+    """Counts must be sensible: env runners and learners from 0, iterations and games per runner from 1."""
+    for name, low in (("env_runners", 0), ("learners", 0), ("iterations", 1), ("envs_per_runner", 1)):
         value = getattr(args, name, None)
-        if value is not None and value < (1 if name in ("iterations", "envs_per_runner") else 0):
-            raise ValueError(f"--{name.replace('_', '-')} must be {'positive' if name in ('iterations', 'envs_per_runner') else 'at least 0'}, got {value}")
+        if value is not None and value < low:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least {low}, got {value}")
 
 
 if __name__ == "__main__":
