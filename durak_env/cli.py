@@ -59,7 +59,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Self-play of seeded random players, printing every move: the main job until training exists."""
+    """Self-play of seeded random players, printing every move."""
     rules = rules_from_args(args)
     if args.games < 1:
         raise UsageError("--games must be at least 1")
@@ -107,57 +107,38 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 BACKENDS = ("torch", "rllib")
+RLLIB_COUNTS = (("env_runners", 0), ("learners", 0), ("iterations", 1), ("envs_per_runner", 1))
+"""The RLlib-only count options and their least values."""
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Self-play PPO (training/train.py); the README's main job."""
-    try:
-        from training.config import ConfigError, TrainConfig
-        from training.train import train
-    except ImportError as err:
-        raise UsageError(f"training needs torch and the training package: {err}") from None
+    """Self-play PPO: this package's (training/train.py, the README's main job) or on Ray RLlib."""
     if args.backend not in BACKENDS:
         raise UsageError(f"unknown backend {args.backend!r}; backends: {', '.join(BACKENDS)}")
     rllib_options = [f"--{n.replace('_', '-')}" for n in ("address", "env_runners", "iterations", "envs_per_runner")
                      if getattr(args, n) is not None] + (["--learners"] if args.learners else [])
     if args.backend == "torch" and rllib_options:
         raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
-    if args.backend == "rllib":
-        return _train_rllib(args)
     try:
-        if args.resume:
-            run = train(resume=args.resume, progress=not args.quiet)
+        if args.backend == "rllib":
+            from training import rllib_selfplay as backend
         else:
-            if not args.config:
-                raise UsageError("give --config FILE (e.g. configs/default.yaml) or --resume RUN_DIR")
-            cfg = TrainConfig.load(args.config)
-            if args.total_steps is not None:
-                cfg.total_steps = args.total_steps
-                cfg.validate()
-            if args.seed is not None:
-                cfg.seed = args.seed
-                cfg.validate()
-            run_dir = args.run_dir or str(Path("runs") / f"{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
-            run = train(cfg, run_dir=run_dir, progress=not args.quiet)
-    except (ConfigError, ValueError) as err:
-        raise UsageError(str(err)) from None
-    print(f"run folder: {run}")
-    if (run / "bot.onnx").exists():
-        print(f"trained bot: {run / 'bot.onnx'}  (play it: durak play --opponent {run / 'bot.onnx'})")
-    return 0
-
-
-def _train_rllib(args: argparse.Namespace) -> int:
-    """Self-play PPO on Ray RLlib (training/rllib_selfplay.py)."""
-    try:
-        from training import rllib_selfplay
+            from training import train as backend
         from training.config import ConfigError, TrainConfig
     except ImportError as err:
-        raise UsageError(f"--backend rllib needs the rllib extra (pip install -e \".[rllib]\"): {err}") from None
+        extra = ' (pip install -e ".[rllib]")' if args.backend == "rllib" else ""
+        raise UsageError(f"--backend {args.backend} needs the training packages{extra}: {err}") from None
     if args.resume:
-        raise UsageError("--resume applies to the torch backend; RLlib runs restart from their checkpoint folder")
+        if args.backend == "rllib":
+            raise UsageError("--resume applies to the torch backend; RLlib runs restart from their checkpoint folder")
+        try:
+            run = backend.train(resume=args.resume, progress=not args.quiet)
+        except (ConfigError, ValueError) as err:
+            raise UsageError(str(err)) from None
+        return _report_run(run)
     if not args.config:
-        raise UsageError("give --config FILE (e.g. configs/default.yaml)")
+        raise UsageError("give --config FILE (e.g. configs/default.yaml)"
+                         + (" or --resume RUN_DIR" if args.backend == "torch" else ""))
     try:
         cfg = TrainConfig.load(args.config)
         if args.total_steps is not None:
@@ -165,16 +146,30 @@ def _train_rllib(args: argparse.Namespace) -> int:
         if args.seed is not None:
             cfg.seed = args.seed
         cfg.validate()
-        rllib_selfplay.check_arguments(args)
     except (ConfigError, ValueError) as err:
         raise UsageError(str(err)) from None
-    run_dir = args.run_dir or str(Path("runs") / f"rllib-{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
-    history = rllib_selfplay.train(cfg, run_dir, address=args.address, env_runners=args.env_runners,
-                                   learners=args.learners, envs_per_runner=args.envs_per_runner or 4,
-                                   iterations=args.iterations, progress=not args.quiet)
-    print(f"run folder: {run_dir} ({len(history)} iterations; RLlib checkpoint in {Path(run_dir) / 'checkpoint'})")
-    bot = Path(run_dir) / "bot.onnx"
-    print(f"trained bot: {bot}  (play it: durak play --opponent {bot})")
+    for name, least in RLLIB_COUNTS:
+        value = getattr(args, name)
+        if value is not None and value < least:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {least}, got {value}")
+    prefix = "rllib-" if args.backend == "rllib" else ""
+    run_dir = Path(args.run_dir or Path("runs") / f"{prefix}{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    if args.backend == "torch":
+        try:
+            return _report_run(backend.train(cfg, run_dir=run_dir, progress=not args.quiet))
+        except (ConfigError, ValueError) as err:
+            raise UsageError(str(err)) from None
+    history = backend.train(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
+                            envs_per_runner=args.envs_per_runner or 4, iterations=args.iterations,
+                            progress=not args.quiet)
+    print(f"{len(history)} iterations; RLlib checkpoint in {run_dir / 'checkpoint'}")
+    return _report_run(run_dir)
+
+
+def _report_run(run: Path) -> int:
+    print(f"run folder: {run}")
+    if (run / "bot.onnx").exists():
+        print(f"trained bot: {run / 'bot.onnx'}  (play it: durak play --opponent {run / 'bot.onnx'})")
     return 0
 
 

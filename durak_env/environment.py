@@ -124,15 +124,10 @@ class DurakEnv(AECEnv):
 
     def _after_move(self, auto: list) -> None:
         game = self.game
-        if self.auto_play_forced and game.result is None:
-            legal = game.legal_actions()
-            while len(legal) == 1:
-                auto.append((self.possible_agents[game.to_act], legal[0]))
-                game.step(legal[0])
-                self.moves += 1
-                if game.result is not None:
-                    break
-                legal = game.legal_actions()
+        if self.auto_play_forced:
+            forced = game.play_forced()
+            self.moves += len(forced)
+            auto += [(self.possible_agents[seat], action) for seat, action in forced]
         for a in self.agents:
             self.infos[a] = {"auto_played": list(auto)}
         if game.result is not None:

@@ -124,17 +124,13 @@ class DurakGymEnv(gymnasium.Env):
         return self._observation(), float(reward), game.is_over, self._truncated(), self._info()
 
     def _play_others(self) -> None:
-        """Bots' moves and the learner's forced moves, until the learner has a choice or the deal ends."""
+        """Forced moves and the bots' moves, until the learner has a choice or the deal ends."""
         game = self.game
-        while not game.is_over and not self._truncated():
-            seat = game.to_act
-            if seat == self.seat:
-                legal = game.legal_actions()
-                if len(legal) > 1:
-                    return
-                game.step(legal[0])
-            else:
-                game.step(self._bots[seat].act(game.view(seat)))
+        while not self._truncated():
+            self.moves += len(game.play_forced())
+            if game.is_over or game.to_act == self.seat:
+                return
+            game.step(self._bots[game.to_act].act(game.view(game.to_act)))
             self.moves += 1
 
     def _truncated(self) -> bool:

@@ -20,7 +20,6 @@ policy, as a bot file like the torch backend's, to ``<run_dir>/bot.onnx``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -30,10 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
-from .config import ConfigError, TrainConfig
+from baselines.policy_file import PolicyBot
+
+from .config import TrainConfig
 
 POLICY = "shared"
 ENV_NAME = "durak_selfplay"
@@ -99,57 +101,44 @@ def build_config(cfg: TrainConfig, env_runners: int, learners: int, envs_per_run
     )
 
 
-class RLlibBot:
+class Probabilities(torch.nn.Module):
+    """The shared RLlib module as (observation, int8 mask) -> action probabilities: what the bot file holds."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+    def forward(self, obs, mask):
+        out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask.float()}})
+        return torch.softmax(out["action_dist_inputs"], dim=-1)
+
+
+class RLlibBot(PolicyBot):
     """The shared RLlib module behind the project's bot interface (greedy), for the evaluator."""
 
-    name = "rllib"
-
     def __init__(self, module, rules):
-        import torch
+        model = Probabilities(module).eval()
 
-        from durak_env.observation import ObservationEncoder
+        def probabilities(obs, mask):
+            with torch.no_grad():
+                return model(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
 
-        self.torch, self.module, self.rules = torch, module, rules
-        self.encoder = ObservationEncoder(rules)
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
-
-    def act(self, view) -> int:
-        torch = self.torch
-        obs = torch.from_numpy(self.encoder.encode(view))[None]
-        mask = torch.from_numpy(self.encoder.mask(view).astype(np.float32))[None]
-        with torch.no_grad():
-            out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask}})
-        logits = out["action_dist_inputs"][0].numpy()
-        legal = list(view.legal_actions)
-        return legal[int(np.argmax(logits[legal]))]
+        super().__init__(probabilities, rules, "rllib")
 
 
 def export_bot(module, cfg: TrainConfig, out: Path, iteration: int, env_steps: float) -> Path:
     """The shared module as a playable ONNX bot (``durak play --opponent <file>``, ``make_bot(<file>)``)."""
-    import torch
-
     from durak_env.engine.actions import LAYOUT_VERSION
     from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
 
     from .export import write_bot
-
-    class Probabilities(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.module = module
-
-        def forward(self, obs, mask):
-            out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask.float()}})
-            return torch.softmax(out["action_dist_inputs"], dim=-1)
 
     rules = cfg.make_rules()
     enc = ObservationEncoder(rules)
     meta = {"rules": rules.to_dict(), "observation_version": OBSERVATION_VERSION, "layout_version": LAYOUT_VERSION,
             "hidden_sizes": list(cfg.hidden_sizes), "update": iteration, "global_step": int(env_steps),
             "trainer": "rllib"}
-    return write_bot(Probabilities(), meta, enc.size, enc.num_actions, "onnx", out)
+    return write_bot(Probabilities(module), meta, enc.size, enc.num_actions, "onnx", out)
 
 
 def summary(result: dict) -> dict[str, float]:
@@ -233,39 +222,10 @@ def _done(cfg: TrainConfig, row: dict, it: int, iterations: int | None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.rllib_selfplay", description=__doc__.splitlines()[0])
-    add_arguments(p)
-    p.add_argument("--config", required=True, help="a YAML config, e.g. configs/default.yaml")
-    p.add_argument("--run-dir", help="where to write the run (default: runs/rllib-<config>-<time>)")
-    args = p.parse_args(argv)
-    try:
-        cfg = TrainConfig.load(args.config)
-        check_arguments(args)
-    except (ConfigError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    run_dir = args.run_dir or str(Path("runs") / f"rllib-{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
-    train(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
-          envs_per_runner=args.envs_per_runner, iterations=args.iterations)
-    return 0
+    """``python -m training.rllib_selfplay ARGS`` is ``durak train --backend rllib ARGS``."""
+    from durak_env.cli import main as durak
 
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The RLlib options, shared with ``durak train --backend rllib``."""
-    p.add_argument("--address", help="an existing Ray cluster: 'auto' (this node's) or ray://host:10001; "
-                                     "default: start a local Ray on this machine's cores")
-    p.add_argument("--env-runners", type=int, help="RLlib env runners (default: cores - 1 locally)")
-    p.add_argument("--learners", type=int, default=0, help="remote learners (0 = learn in the driver)")
-    p.add_argument("--envs-per-runner", type=int, default=4, help="games each env runner steps at once")
-    p.add_argument("--iterations", type=int, help="stop after this many training iterations (default: total_steps)")
-
-
-def check_arguments(args: argparse.Namespace) -> None:
-    """Counts must be sensible: env runners and learners from 0, iterations and games per runner from 1."""
-    for name, low in (("env_runners", 0), ("learners", 0), ("iterations", 1), ("envs_per_runner", 1)):
-        value = getattr(args, name, None)
-        if value is not None and value < low:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least {low}, got {value}")
+    return durak(["train", "--backend", "rllib", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -116,7 +116,7 @@ class RolloutWorker:
                     obs = encoder.encode_many(views)
                     mask = np.zeros((len(idx), self.num_actions), dtype=np.int8)
                     for i, v in enumerate(views):
-                        mask[i, list(v.legal_actions)] = 1
+                        encoder.mask(v, mask[i])
                     net = self.policy if ctrl[0] == LEARN else self.pool[ctrl[1]]
                     with torch.inference_mode():
                         logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))

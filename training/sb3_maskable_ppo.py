@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from baselines.policy_file import PolicyBot
+
 
 def make_env(rules: str = "podkidnoy", opponents: str = "heuristic", envs: int = 4, seed: int = 0):
     """A vectorised Gymnasium env for SB3: ``envs`` copies of ``durak_env/Durak-v0``."""
@@ -43,25 +45,19 @@ def train(steps: int, rules: str = "podkidnoy", opponents: str = "heuristic", en
     return model
 
 
-class MaskablePPOBot:
+class MaskablePPOBot(PolicyBot):
     """A trained MaskablePPO model behind the project's bot interface, so the evaluator can seat it."""
 
     def __init__(self, model, rules, name: str = "maskable_ppo"):
-        from durak_env.observation import ObservationEncoder
+        import torch
 
-        self.model, self.name = model, name
-        self.encoder = ObservationEncoder(rules)
-        self.rules = rules
+        def probabilities(obs, mask):
+            tensor, _ = model.policy.obs_to_tensor({"observation": obs, "action_mask": mask})
+            with torch.no_grad():
+                dist = model.policy.get_distribution(tensor, action_masks=mask.astype(bool))
+            return dist.distribution.probs.cpu().numpy()
 
-    def reset(self, seed: int | None = None) -> None:
-        pass
-
-    def act(self, view) -> int:
-        obs = self.encoder.encode(view)
-        mask = self.encoder.mask(view)
-        action, _ = self.model.predict({"observation": obs, "action_mask": mask}, action_masks=mask.astype(bool),
-                                       deterministic=True)
-        return int(action)
+        super().__init__(probabilities, rules, name)
 
 
 def evaluate_model(model, rules: str = "podkidnoy", games: int = 1000, seed: int = 0, opponent: str = "heuristic"):

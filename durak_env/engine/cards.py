@@ -9,6 +9,8 @@ discard are all such masks.
 
 from __future__ import annotations
 
+import functools
+
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUITS = ("C", "D", "H", "S")
 SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
@@ -109,6 +111,7 @@ def deck(size: int) -> list[int]:
     return [s * NUM_RANKS + r for s in range(4) for r in range(low, NUM_RANKS)]
 
 
+@functools.cache
 def deck_mask(size: int) -> int:
     return mask_of(deck(size))
 

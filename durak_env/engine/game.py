@@ -187,10 +187,14 @@ class Game:
         return self.result is not None
 
     def hand(self, seat: int) -> list[Card]:
-        return [Card(c) for c in cards_of(self.hands[seat])]
+        return [CARDS[c] for c in cards_of(self.hands[seat])]
 
     def hand_size(self, seat: int) -> int:
         return self.hands[seat].bit_count()
+
+    def table_mask(self) -> int:
+        """The cards on the table, attacks and beating cards."""
+        return mask_of(self.attacks) | mask_of(d for d in self.defences if d >= 0)
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
@@ -312,6 +316,18 @@ class Game:
             raise IllegalAction(self._refusal(action), action, tuple(legal))
         self.play_unchecked(index)
 
+    def play_forced(self) -> list[tuple[int, int]]:
+        """Play every move that is the only legal one, until a seat has a choice or the deal ends;
+        returns the ``(seat, action)`` pairs played."""
+        played = []
+        while self.result is None:
+            legal = self.legal_actions()
+            if len(legal) != 1:
+                break
+            played.append((self.to_act, legal[0]))
+            self.play_unchecked(legal[0])
+        return played
+
     def play_unchecked(self, action: int) -> None:
         """Play an action known to be legal (one of ``legal_actions()``), skipping the check: for rollouts."""
         lay = self.layout
@@ -412,7 +428,7 @@ class Game:
         self._legal = None
 
     def _end_bout(self, took: bool) -> None:
-        table = mask_of(self.attacks) | mask_of(d for d in self.defences if d >= 0)
+        table = self.table_mask()
         d = self.defender
         if took:
             # Seed 000: "picks up everything on the table"; everyone saw which cards.

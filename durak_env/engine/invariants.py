@@ -24,15 +24,11 @@ def _require(ok: bool, message: str) -> None:
         raise InvariantViolation(message)
 
 
-_DECKS = {size: deck_mask(size) for size in (24, 36, 52)}
-
-
 def _where(game, cards: int) -> str:
     """Where the cards of a doubly-placed set are, for the violation's message."""
     places = [f"hand {s}" for s, h in enumerate(game.hands) if h & cards]
     places += [name for name, m in (("discard", game.discard), ("stock", mask_of(game.stock)),
-                                    ("table", mask_of(game.attacks) | mask_of(d for d in game.defences if d >= 0)))
-               if m & cards]
+                                    ("table", game.table_mask())) if m & cards]
     return ", ".join(places)
 
 
@@ -47,14 +43,14 @@ def check_invariants(game) -> None:
     """Every card in exactly one place; counts, knowledge and the acting seat consistent."""
     rules, n = game.rules, game.n
     attacks, defences, stock = game.attacks, game.defences, game.stock
-    table = mask_of(attacks) | mask_of(d for d in defences if d >= 0)
+    table = game.table_mask()
     stock_mask = mask_of(stock)
     seen = 0
     for m in (*game.hands, game.discard, stock_mask, table):
         if seen & m:
             raise InvariantViolation(f"a card is in two places: {_where(game, seen & m)}")
         seen |= m
-    _require(seen == _DECKS[rules.deck_size], "a card of the deck is nowhere")
+    _require(seen == deck_mask(rules.deck_size), "a card of the deck is nowhere")
     _require(stock_mask.bit_count() == len(stock), "a card is twice in the stock")
     _require(len(attacks) == len(defences), "attacks and defences differ in length")
     _require(len(attacks) <= rules.max_attacks, "more attack cards than the cap allows")

@@ -15,7 +15,7 @@ from .rules import Rules
 
 
 _SEATS_OF = tuple(tuple(s for s in range(6) if mask >> s & 1) for mask in range(64))
-"""Seat bitmask -> the seats in it, for up to six seats."""
+"""Seat bitmask -> the seats in it (Rules allow at most six)."""
 
 
 def attack_cap(rules: Rules, discard_count: int, bouts: int) -> int:
@@ -66,19 +66,17 @@ class SeatView(NamedTuple):
     def of(cls, game, seat: int) -> "SeatView":
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.n:
             raise ValueError(f"seat must be from 0 to {game.n - 1}, got {seat!r}")
-        over = game.result is not None
-        to_act = None if over else game.to_act
-        passed = game.passed
+        to_act = None if game.result is not None else game.to_act
         return cls(
             seat,
             game.rules,
             game.hands[seat],
-            tuple([(CARDS[a], None if d < 0 else CARDS[d]) for a, d in zip(game.attacks, game.defences)]),
+            tuple(game.table),
             game.trump,
             CARDS[game.trump_card],
             len(game.stock),
             tuple([h.bit_count() for h in game.hands]),
-            tuple([s for group in game.out_groups for s in group]),
+            tuple(game.out),
             tuple(game.out_groups),
             game.discard if game.rules.open_discard else None,
             game.discard.bit_count(),
@@ -89,7 +87,7 @@ class SeatView(NamedTuple):
             game.limit,
             to_act,
             game.taking,
-            _SEATS_OF[passed] if passed < len(_SEATS_OF) else tuple(s for s in range(game.n) if passed >> s & 1),
+            _SEATS_OF[game.passed],
             game.bouts,
             game.first_seat,
             tuple(game.legal_actions()) if to_act == seat else (),
@@ -98,15 +96,15 @@ class SeatView(NamedTuple):
     @property
     def hand(self) -> tuple[Card, ...]:
         """This seat's cards, lowest id first."""
-        return tuple(Card(c) for c in cards_of(self.hand_mask))
+        return tuple(CARDS[c] for c in cards_of(self.hand_mask))
 
     @property
     def discard(self) -> tuple[Card, ...] | None:
-        return None if self.discard_mask is None else tuple(Card(c) for c in cards_of(self.discard_mask))
+        return None if self.discard_mask is None else tuple(CARDS[c] for c in cards_of(self.discard_mask))
 
     @property
     def known(self) -> tuple[tuple[Card, ...], ...]:
-        return tuple(tuple(Card(c) for c in cards_of(k)) for k in self.known_masks)
+        return tuple(tuple(CARDS[c] for c in cards_of(k)) for k in self.known_masks)
 
     @property
     def is_over(self) -> bool:
