@@ -22,19 +22,27 @@ def names(mask_or_cards) -> str:
 
 
 def position(rules: Rules, hands: list[str], trump_card: str, table: list[tuple[str, str | None]] = (),
-             stock: int | None = None, attacker: int = 0, defender: int = 1, **extra) -> Game:
-    """A game at a hand-built position.  Cards not named go to the stock (``stock`` cards, the trump
-    card drawn last) and the rest to the discard."""
+             stock: int | str | None = None, attacker: int = 0, defender: int = 1, **extra) -> Game:
+    """A game at a hand-built position.  The stock is ``stock`` cards not named elsewhere (the trump card
+    drawn last), or the cards written in ``stock`` in the order they will be drawn; the rest is discarded."""
     named = [c for h in hands for c in cards(h)] + [Card.parse(c) for pair in table for c in pair if c]
     trump = Card.parse(trump_card)
-    rest = [c for c in deck(rules.deck_size) if c not in named and c != trump]
-    trump_free = trump not in named
-    if stock is None:
-        stock = len(rest) + trump_free
-    pile = ([trump] if trump_free and stock else []) + rest[: max(0, stock - trump_free)]
+    if isinstance(stock, str):
+        pile = cards(stock)[::-1]  # kept with the next card to draw at the end
+        if pile[0] != trump:
+            raise ValueError("position(): the trump card is drawn last")
+        rest = [c for c in deck(rules.deck_size) if c not in named and c not in pile]
+        stock = len(pile)
+    else:
+        rest = [c for c in deck(rules.deck_size) if c not in named and c != trump]
+        trump_free = trump not in named
+        if stock is None:
+            stock = len(rest) + trump_free
+        pile = ([trump] if trump_free and stock else []) + rest[: max(0, stock - trump_free)]
+        rest += [trump] if trump_free else []
     if len(pile) != stock:
         raise ValueError("position(): not enough free cards for that stock")
-    discard = [c for c in rest + ([trump] if trump_free else []) if c not in pile]
+    discard = [c for c in rest if c not in pile]
     snap = {
         "rules": rules.to_dict(), "trump_suit": "CDHS"[trump.suit], "trump_card": str(trump),
         "stock": [str(Card(c)) for c in reversed(pile)], "hands": [h.split() for h in hands],

@@ -25,7 +25,8 @@ FIXTURE = Path(__file__).parent / "data" / "replays.json"
 GAMES = [("podkidnoy", {}, 1), ("podkidnoy", {}, 2), ("perevodnoy", {}, 3), ("seed000", {}, 4),
          ("seed001-transfer", {}, 5), ("seed002-neighbours", {"num_players": 4}, 6),
          ("seed003", {"num_players": 3}, 7), ("seed003", {"num_players": 6, "deck_size": 52}, 8),
-         ("seed004", {}, 9), ("seed002-perevodnoy", {"num_players": 5}, 10)]
+         ("seed004", {}, 9), ("seed002-perevodnoy", {"num_players": 5}, 10),
+         ("perevodnoy", {}, 11)]  # four bouts where a transfer made the opener the defender (issue 17)
 
 
 def digest(game: Game, encoder: ObservationEncoder) -> str:
@@ -51,8 +52,12 @@ def record(preset: str, overrides: dict, seed: int) -> dict:
 
 
 def main() -> None:
+    """Record the games of ``GAMES`` missing from the fixture, keeping every game already recorded as it is;
+    ``--all`` records them all afresh."""
     FIXTURE.parent.mkdir(exist_ok=True)
-    data = [record(*g) for g in GAMES]
+    kept = {} if "--all" in sys.argv or not FIXTURE.exists() else {
+        (g["preset"], json.dumps(g["overrides"], sort_keys=True), g["seed"]): g for g in json.loads(FIXTURE.read_text())}
+    data = [kept.get((p, json.dumps(o, sort_keys=True), s)) or record(p, o, s) for p, o, s in GAMES]
     FIXTURE.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     print(f"wrote {FIXTURE} ({len(data)} games, {sum(len(g['actions']) for g in data)} steps)")
 

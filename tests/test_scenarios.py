@@ -348,6 +348,41 @@ def test_refill_order_and_trump_card_last():
     assert "6C" in names(game.hands[1]) and names(game.known[1]) == "6C"
 
 
+def test_after_a_transfer_back_the_defender_draws_last_two_players():
+    """Seed 000: "the attacker first, then everyone else in turn, and the defender last"; seed 001: "first the
+    player who opened the bout and the defender last".  In 2-player perevodnoy a transfer makes the opener the
+    defender: the defender still draws last (docs/rules.md, "Drawing")."""
+    game = position(Rules.preset("perevodnoy"), ["7H 8H 9D AS KS QS", "7D 10S JS QH KH AH"], "6C",
+                    stock="6D 6H 6S 6C")
+    for move in ("attack 7H", "done", "transfer 7D"):
+        act(game, move)
+    assert (game.attacker, game.defender, game.opener) == (1, 0, 0)
+    for move in ("done", "defend 8H", "defend 9D", "done"):
+        act(game, move)
+    assert game.bouts == 1 and not game.stock
+    # Seat 1 needs one card and draws first (6D); the defender needs three and gets the rest, the trump card last.
+    assert names(game.hands[1]) == names(hand("10S JS QH KH AH 6D"))
+    assert names(game.hands[0]) == names(hand("AS KS QS 6H 6S 6C"))
+    assert names(game.known[0]) == "6C" and game.attacker == 0
+
+
+def test_after_transfers_round_to_the_opener_the_defender_draws_last_three_players():
+    """The same reading at three seats (seed001-transfer): 0 attacks 1, 1 passes it to 2, 2 passes it back to
+    0.  0 opened the bout but defends, so the drawing starts at the seat after it and 0 draws last."""
+    rules = Rules.preset("seed001-transfer", num_players=3)
+    game = position(rules, ["7H 8H 9D 8S AS KS", "7D 10H JH QH KH AH", "7S 10D JD QD KD AD"], "6C",
+                    stock="6D 6H 6S 9S 6C")
+    for move in ("attack 7H", "transfer 7D", "transfer 7S"):
+        act(game, move)
+    assert (game.attacker, game.defender, game.opener) == (2, 0, 0)
+    for move in ("defend 8H", "defend 9D", "defend 8S", "done", "done"):
+        act(game, move)
+    assert game.bouts == 1 and not game.stock
+    assert names(game.hands[1]) == names(hand("10H JH QH KH AH 6D"))
+    assert names(game.hands[2]) == names(hand("10D JD QD KD AD 6H"))
+    assert names(game.hands[0]) == names(hand("AS KS 6S 9S 6C"))
+
+
 def test_empty_hand_refills_while_the_stock_lasts_seed004():
     """Seed 004: "While cards remain in the stock, an empty hand means nothing at all. You draw straight back
     up to six and carry on." """

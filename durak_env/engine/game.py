@@ -460,17 +460,20 @@ class Game:
 
     def _refill(self) -> None:
         """Seed 000: "draw back up to six cards from the stock: the attacker first, then everyone else
-        in turn, and the defender last." The attacker here is the seat that opened the bout (001)."""
+        in turn, and the defender last"; 001: "first the player who opened the bout and the defender last".
+        After a transfer the seat that opened the bout can be the defender; the defender still draws
+        last, and the others draw clockwise from the seat after it (docs/rules.md, "Drawing")."""
         if not self.stock:
             return
-        order = [self.opener]
-        s = self.next_in(self.opener)
-        while s != self.opener:
-            if s != self.defender:
+        defender = self.defender
+        first = self.opener if self.opener != defender else self.next_in(defender)
+        order = [first]
+        s = self.next_in(first)
+        while s != first:
+            if s != defender:
                 order.append(s)
             s = self.next_in(s)
-        if self.defender != self.opener:
-            order.append(self.defender)
+        order.append(defender)
         size = self.rules.deal_size
         stock, hands = self.stock, self.hands
         for seat in order:
