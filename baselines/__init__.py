@@ -9,19 +9,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from durak_env.engine.rules import Rules
+
 from .base import Bot, RandomBot
 from .heuristic import EasyBot, HeuristicBot, heuristic_action
 from .search import LEVELS, SearchBot
 
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
-             "trained")
-SHIPPED_BOTS = {"podkidnoy": Path(__file__).with_name("bots") / "podkidnoy.onnx"}
-"""Pretrained policies shipped with the package (``make_bot("trained")``)."""
+             "trained", "trained:<family>")
+BOTS_DIR = Path(__file__).with_name("bots")
+SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
+    "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
+}
+"""Pretrained policies shipped with the package, by family: the file and the rules it was trained for
+(each file carries its rules too; a test checks they agree).  ``make_bot("trained")`` picks the one made
+for the rules in play."""
 
 
-def make_bot(spec: str | Path, seed: int | None = None) -> Bot:
+def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
+    """The shipped bot file for ``family``, or the one trained for ``rules`` (podkidnoy when both are None)."""
+    if family is not None:
+        if family not in SHIPPED_BOTS:
+            raise ValueError(f"no shipped bot {family!r}; shipped: {', '.join(SHIPPED_BOTS)}")
+        return SHIPPED_BOTS[family][0]
+    rules = rules or Rules()
+    for path, made_for in SHIPPED_BOTS.values():
+        if made_for == rules:
+            return path
+    have = "; ".join(f"{name} ({r.describe()})" for name, (_, r) in SHIPPED_BOTS.items())
+    raise ValueError(f"no shipped bot was trained for these rules ({rules.describe()}); shipped bots: {have}")
+
+
+def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = None) -> Bot:
     """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>],
-    trained (the shipped policy), or a path to an exported policy file."""
+    trained (the shipped policy made for ``rules``), trained:<family>, or a path to an exported policy file."""
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):
@@ -46,16 +67,13 @@ def make_bot(spec: str | Path, seed: int | None = None) -> Bot:
     if name == "trained":
         from .policy_file import load_bot
 
-        key = arg or "podkidnoy"
-        if key not in SHIPPED_BOTS:
-            raise ValueError(f"no shipped bot {key!r}; shipped: {', '.join(SHIPPED_BOTS)}")
-        return load_bot(SHIPPED_BOTS[key], seed=seed)
+        return load_bot(shipped_bot(rules, arg or None), seed=seed)
     if Path(spec).suffix in (".onnx", ".pt", ".durak") or Path(spec).exists():
         from .policy_file import load_bot
 
-        return load_bot(spec)
+        return load_bot(spec, seed=seed)
     raise ValueError(f"unknown bot {spec!r}; bots: {', '.join(BOT_NAMES)}, or an exported policy file")
 
 
-__all__ = ["BOT_NAMES", "Bot", "EasyBot", "HeuristicBot", "LEVELS", "RandomBot", "SearchBot", "heuristic_action",
-           "make_bot"]
+__all__ = ["BOT_NAMES", "LEVELS", "SHIPPED_BOTS", "Bot", "EasyBot", "HeuristicBot", "RandomBot", "SearchBot",
+           "heuristic_action", "make_bot", "shipped_bot"]

@@ -15,15 +15,26 @@ import json
 import math
 import os
 import random
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
-from durak_env.engine.cards import Card, cards_of
+from durak_env.engine.cards import CARDS, cards_of
 from durak_env.engine.game import Game
+from durak_env.engine.loop import MOVE_LIMIT, play
+from durak_env.cores import usable_cores
 from durak_env.engine.rules import Rules
 
 from . import make_bot
+
+CHART_FORMATS = (".png", ".svg", ".pdf")
+
+
+class WorkerDied(RuntimeError):
+    """An evaluation worker process died (killed, out of memory): the tournament has no whole result."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,11 @@ class GameRecord:
     moves: int
     deck: str
     """The shuffled deck as dealt (hands then stock): equal for every game of a duplicate deal."""
+
+    @property
+    def draw(self) -> bool:
+        """Nobody is the fool: everyone left went out together, or the bout cap left several tied on most cards."""
+        return self.fool_seat is None
 
 
 @dataclass
@@ -73,6 +89,8 @@ class Report:
     head_to_head: dict | None = None
     records: list[GameRecord] = field(default_factory=list)
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    """What happened on the way (a dead worker whose decks were played again)."""
 
     def table(self) -> str:
         """The results as a text table."""
@@ -88,6 +106,7 @@ class Report:
                 f"{s.draws:>7}{s.score:>8.3f}  [{s.score_ci[0]:+.3f}, {s.score_ci[1]:+.3f}]{s.ms_per_move:>9.3f}"
                 + (f"   {s.rating:7.2f}" if s.rating is not None else "")
             )
+        lines += [f"note: {note}" for note in self.notes]
         if self.head_to_head:
             h = self.head_to_head
             lines.append(
@@ -107,15 +126,16 @@ def _deal_seed(seed: int, lineup: int, deal: int) -> int:
     return random.Random(f"durak-eval/{seed}/{lineup}/{deal}").getrandbits(63)
 
 
-_BOT_CACHE: dict[str, object] = {}
+_BOT_CACHE: dict[tuple, object] = {}
 
 
-def _bot(spec):
+def _bot(spec, rules: Rules):
     if not isinstance(spec, str):
         return spec  # a bot object, played in this process
-    bot = _BOT_CACHE.get(spec)
+    key = (spec, rules)
+    bot = _BOT_CACHE.get(key)
     if bot is None:
-        bot = _BOT_CACHE[spec] = make_bot(spec)
+        bot = _BOT_CACHE[key] = make_bot(spec, rules=rules)
     return bot
 
 
@@ -129,31 +149,33 @@ def play_deal(task: tuple) -> tuple[list[GameRecord], list[float], list[int]]:
     records = []
     for rot in rotations:
         seat_bots = tuple(lineup[(s + rot) % n] for s in range(n))
-        bots = [_bot(specs[b]) for b in seat_bots]
+        bots = [_bot(specs[b], rules) for b in seat_bots]
         for s, bot in enumerate(bots):
             bot.reset(deal_seed * 7 + s)
         game = Game(rules, seed=deal_seed)
-        deck = " ".join(str(Card(c)) for h in game.hands for c in cards_of(h)) + " | " + " ".join(
-            str(Card(c)) for c in game.stock)
-        moves = 0
-        while game.result is None:
-            legal = game.legal_actions()
-            seat = game.to_act
-            if len(legal) == 1:
-                action = legal[0]
-            else:
-                t0 = time.perf_counter()
-                action = bots[seat].act(game.view(seat))
-                seconds[seat_bots[seat]] += time.perf_counter() - t0
-                decisions[seat_bots[seat]] += 1
-            game.step(action)
-            moves += 1
-            if moves > 20_000:
-                raise RuntimeError(f"deal {deal_seed} did not finish in 20,000 moves")
+        deck = " ".join(str(CARDS[c]) for h in game.hands for c in cards_of(h)) + " | " + " ".join(
+            str(CARDS[c]) for c in game.stock)
+
+        def timed(g: Game) -> int:
+            seat = g.to_act
+            t0 = time.perf_counter()
+            action = bots[seat].act(g.view(seat))
+            seconds[seat_bots[seat]] += time.perf_counter() - t0
+            decisions[seat_bots[seat]] += 1
+            return action
+
+        moves = play(game, timed)
         r = game.result
+        if r is None:
+            raise RuntimeError(f"deal {deal_seed} did not finish in {MOVE_LIMIT:,} moves")
         records.append(GameRecord(lineup_index, deal, deal_seed, rot, seat_bots, r.placings, r.points,
                                   r.rewards(), r.fool, r.capped, moves, deck))
     return records, seconds, decisions
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback from every process)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _mean_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
@@ -180,12 +202,13 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     if len(bots) < 2:
         raise ValueError("evaluate needs at least two bots")
     for spec in bots:
-        bot = make_bot(spec) if isinstance(spec, str) else spec  # unknown names, unreadable files: one line here
+        bot = make_bot(spec, rules=rules) if isinstance(spec, str) else spec  # bad names or files: one line here
         if not callable(getattr(bot, "act", None)):
             raise ValueError(f"{spec!r} is neither a bot name nor an object with act(view) and reset(seed)")
         made_for = getattr(bot, "rules", None)
         if made_for is not None and made_for != rules:
-            raise ValueError(f"{spec} was trained for other rules than this tournament's; pass --rules to match")
+            raise ValueError(f"{spec} was trained for other rules ({made_for.describe()}); this tournament is "
+                             f"{rules.describe()}: pass --rules/--players/--set to match")
     n = rules.num_players
     if len(bots) > n:
         lineups = [tuple(c) for c in itertools.combinations(range(len(bots)), n)]
@@ -203,13 +226,14 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
             rotations = tuple(distinct.values()) if duplicate else (d % n,)
             tasks.append((tuple(bots), rules.to_dict(), li, lineup, d, _deal_seed(seed, li, d), rotations))
 
-    workers = workers or min(2, os.cpu_count() or 1)
+    workers = workers or usable_cores()
     if not all(isinstance(b, str) for b in bots):
         workers = 1
     started = time.perf_counter()
     records: list[GameRecord] = []
     seconds = [0.0] * len(bots)
     decisions = [0] * len(bots)
+    notes: list[str] = []
     bar = None
     if progress:
         from tqdm import tqdm
@@ -225,21 +249,60 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
         if bar is not None:
             bar.update(len(recs))
 
-    if workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(workers) as pool:
-            for result in pool.map(play_deal, tasks, chunksize=max(1, len(tasks) // (workers * 8))):
-                take(result)
-    else:
-        for task in tasks:
-            take(play_deal(task))
-    if bar is not None:
-        bar.close()
+    try:
+        if workers > 1 and len(tasks) > 1:
+            _run_in_pool(tasks, workers, take, notes)
+        else:
+            for task in tasks:
+                take(play_deal(task))
+    finally:
+        if bar is not None:
+            bar.close()
     records.sort(key=lambda r: (r.lineup, r.deal, r.rotation))
     report = summarise(bots, rules, records, seconds, decisions, seed, duplicate)
     report.seconds = time.perf_counter() - started
+    report.notes = notes
     if not keep_records:
         report.records = []
     return report
+
+
+RETRIES = 2
+"""Times the decks of a dead worker pool are played again in a new pool before the evaluation gives up."""
+
+
+def _run_in_pool(tasks: list[tuple], workers: int, take, notes: list[str]) -> None:
+    """Play ``tasks`` in ``workers`` processes, handing each result to ``take`` in task order.
+
+    A worker that dies (SIGKILL, out of memory) breaks the pool: the decks not yet received are played
+    again in a new pool, up to ``RETRIES`` times; every deck is seeded, so a replayed deck gives the same
+    games.  Ctrl-C stops the workers at once (they ignore it themselves)."""
+    done = 0
+    for attempt in range(RETRIES + 1):
+        pool = ProcessPoolExecutor(workers, initializer=_ignore_interrupts)
+        try:
+            rest = tasks[done:]
+            for result in pool.map(play_deal, rest, chunksize=max(1, len(rest) // (workers * 8))):
+                take(result)
+                done += 1
+            pool.shutdown()
+            return
+        except BrokenProcessPool:
+            _stop(pool)
+            if attempt == RETRIES:
+                raise WorkerDied(f"evaluation workers died {RETRIES + 1} times; {done} of {len(tasks)} decks were "
+                                 "played and no result is reported") from None
+            notes.append(f"a worker died; the {len(tasks) - done} decks not yet played were played again")
+        except BaseException:
+            _stop(pool)
+            raise
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now, not after their current decks."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public call before Python 3.14
+        proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def summarise(bots, rules, records, seconds, decisions, seed, duplicate) -> Report:
@@ -251,7 +314,7 @@ def summarise(bots, rules, records, seconds, decisions, seed, duplicate) -> Repo
             s = stats[b]
             s.games += 1
             s.fools += rec.fool_seat == seat
-            s.draws += rec.fool_seat is None and not rec.capped
+            s.draws += rec.draw
             s.points += rec.points[seat]
             by_deal.setdefault((rec.lineup, rec.deal), {}).setdefault(b, []).append(
                 (float(rec.fool_seat == seat), rec.rewards[seat]))
@@ -265,18 +328,18 @@ def summarise(bots, rules, records, seconds, decisions, seed, duplicate) -> Repo
         if fool_samples:
             s.fool_rate, ci = _mean_ci(fool_samples)
             s.fool_ci = (max(0.0, ci[0]), min(1.0, ci[1]))
-            s.score, s.score_ci = _mean_ci(score_samples)
+            s.score, ci = _mean_ci(score_samples)
+            s.score_ci = (max(-1.0, ci[0]), min(1.0, ci[1]))  # rewards lie in [-1, 1]
             s.points /= max(1, s.games)
         s.decisions = decisions[b]
         s.ms_per_move = 1000 * seconds[b] / decisions[b] if decisions[b] else 0.0
     head = None
     if rules.num_players == 2 and len(bots) == 2:
         a_ok = []
-        draws = 0
         for per_bot in by_deal.values():
             games = per_bot.get(0, [])
             a_ok.append(sum(1 - g[0] for g in games) / len(games))
-        draws = sum(1 for r in records if r.fool_seat is None)
+        draws = sum(1 for r in records if r.draw)
         mean, ci = _mean_ci(a_ok)
         head = {"a": names[0], "b": names[1], "a_not_fool": mean, "a_not_fool_ci": (max(0.0, ci[0]), min(1.0, ci[1])),
                 "draws": draws}
@@ -311,8 +374,30 @@ def _rate(stats: list[BotStats], records: list[GameRecord]) -> None:
         s.rating = r.ordinal()
 
 
+def prepare_outputs(json_path: str | None = None, csv_path: str | None = None, chart_path: str | None = None) -> None:
+    """Check the output paths before a tournament runs, so a bad one is said at once rather than after the
+    games: each must name a file in a folder that can be written (missing folders are made, as ``durak export
+    -o`` does), and the chart a format matplotlib writes.  Raises ValueError naming the problem."""
+    if chart_path and Path(chart_path).suffix.lower() not in CHART_FORMATS:
+        raise ValueError(f"--chart {chart_path}: a chart is written as {', '.join(CHART_FORMATS)}")
+    for flag, path in (("--json", json_path), ("--csv", csv_path), ("--chart", chart_path)):
+        if not path:
+            continue
+        path = Path(path)
+        if path.is_dir():
+            raise ValueError(f"{flag} {path} is a folder; give a file name")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ValueError(f"{flag} {path}: cannot make its folder ({err.strerror or err})") from None
+        if not os.access(path.parent, os.W_OK) or path.exists() and not os.access(path, os.W_OK):
+            raise ValueError(f"{flag} {path}: cannot write there")
+
+
 def write_outputs(report: Report, json_path: str | None = None, csv_path: str | None = None,
                   chart_path: str | None = None) -> None:
+    """Write the summary as JSON, one row per seat per game as CSV, and a chart of fool rates."""
+    prepare_outputs(json_path, csv_path, chart_path)
     if json_path:
         with open(json_path, "w") as f:
             json.dump(report.to_json(), f, indent=2)

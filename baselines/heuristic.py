@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 
 from durak_env.engine.actions import Layout, layout_for
-from durak_env.engine.cards import SUIT_MASKS
+from durak_env.engine.cards import SUIT_MASKS, rank_of, suit_of
 from durak_env.engine.view import SeatView
 
 
@@ -34,12 +34,14 @@ def _order_tables(layout: Layout) -> tuple[tuple[int, ...], ...]:
     for trump in range(4):
         row = []
         for card in layout.card_of:
-            suit, rank = divmod(card, 13)
-            row.append((suit == trump) * 1000 + rank * 4 + suit)
+            suit = suit_of(card)
+            row.append((suit == trump) * TRUMP_LAST + rank_of(card) * 4 + suit)
         tables.append(tuple(row))
     return tuple(tables)
 
 
+TRUMP_LAST = 1000
+"""Added to a trump's place in the list: "trumps go to the back of the list" (seed 004)."""
 _ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {}
 
 
@@ -50,29 +52,29 @@ def heuristic_action(legal: list[int] | tuple[int, ...], hand: int, trump: int, 
     if order is None:
         order = _ORDERS[layout.deck_size] = _order_tables(layout)
     key = order[trump]
-    d = layout.deck_size
-    if layout.take in legal:  # defending
+    defend, transfer, take = layout.defend, layout.transfer, layout.take
+    if take in legal:  # defending
         best_transfer = best_defend = None
         for a in legal:
-            if d <= a < 2 * d:
-                if best_defend is None or key[a - d] < key[best_defend - d]:
+            if defend <= a < transfer:
+                if best_defend is None or key[a - defend] < key[best_defend - defend]:
                     best_defend = a
-            elif 2 * d <= a < 3 * d and key[a - 2 * d] < 1000:
-                if best_transfer is None or key[a - 2 * d] < key[best_transfer - 2 * d]:
+            elif transfer <= a < take and key[a - transfer] < TRUMP_LAST:
+                if best_transfer is None or key[a - transfer] < key[best_transfer - transfer]:
                     best_transfer = a
         if best_transfer is not None:
             return best_transfer
         if best_defend is None:
-            return layout.take
+            return take
         target = attacks[len(attacks) - open_count]
-        card = layout.card_of[best_defend - d]
-        if (stock_size == 0 and target // 13 != trump and card // 13 == trump
+        card = layout.card_of[best_defend - defend]
+        if (stock_size == 0 and suit_of(target) != trump and suit_of(card) == trump
                 and (hand & SUIT_MASKS[trump]).bit_count() == 1):
-            return layout.take  # the brake
+            return take  # the brake
         return best_defend
     best = None
     for a in legal:
-        if a < d and (not taking or key[a] < 1000) and (best is None or key[a] < key[best]):
+        if a < defend and (not taking or key[a] < TRUMP_LAST) and (best is None or key[a] < key[best]):
             best = a
     if best is None:
         return layout.done if layout.done in legal else legal[0]

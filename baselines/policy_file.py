@@ -1,9 +1,14 @@
-"""Bots from exported policy files (``durak export``): ONNX or TorchScript.
+"""Bot files (``durak export``, ONNX or TorchScript): their format, and bots loaded from them.
+
+A bot file holds a policy ``(observation, int8 mask) -> action probabilities`` and,
+under ``METADATA_KEY``, the metadata ``bot_metadata`` builds: the rules it was
+trained for, the observation and action layout versions, and where it came from.
+This module is the one owner of that format; training writes files through it.
 
 Loading never runs Python code from the file: ONNX is a graph read by
 onnxruntime, and TorchScript archives go through TorchScript's own restricted
-loader (no Python pickle globals).  A file made for other rules or another observation layout is refused
-with a message saying what it was made for.
+loader (no Python pickle globals).  A file made for other rules or another
+observation layout is refused with a message saying what it was made for.
 """
 
 from __future__ import annotations
@@ -20,14 +25,29 @@ from durak_env.engine.view import SeatView
 from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
 
 METADATA_KEY = "durak_env"
+"""Where a bot file keeps its metadata: an ONNX ``metadata_props`` entry, or TorchScript's extra file
+``durak_env.json``."""
+
+
+def bot_metadata(rules: Rules, hidden_sizes: list[int], *, trainer: str, update: int | None = None,
+                 global_step: int | None = None, **extra) -> dict:
+    """The metadata every bot file carries: the rules it was trained for (and those rules in words), the
+    layout versions a loader checks, the network's widths and where it came from (``trainer``, the update
+    and decisions trained on, and any ``extra`` facts such as the config or the opponents met)."""
+    return {"rules": rules.to_dict(), "trained_for": rules.describe(), "observation_version": OBSERVATION_VERSION,
+            "layout_version": LAYOUT_VERSION, "hidden_sizes": list(hidden_sizes), "trainer": trainer,
+            "update": update, "global_step": global_step, **extra}
 
 
 class PolicyBot:
     """A trained policy behind the common bot interface; plays its most probable legal action."""
 
-    def __init__(self, probabilities, rules: Rules, name: str, sample: bool = False, seed: int | None = None):
+    def __init__(self, probabilities, rules: Rules, name: str, sample: bool = False, seed: int | None = None,
+                 metadata: dict | None = None):
         self._probabilities = probabilities  # (obs [B, size] float32, mask [B, N] int8) -> probs [B, N]
         self.rules = rules
+        self.metadata = metadata or {}
+        """What the file says of itself (``bot_metadata``)."""
         self.name = name
         self.sample = sample
         self.rng = np.random.default_rng(seed)
@@ -40,8 +60,8 @@ class PolicyBot:
 
     def probabilities(self, view: SeatView) -> np.ndarray:
         if view.rules != self.rules:
-            raise ValueError(f"{self.name} was trained for other rules ({_describe(self.rules)}); "
-                             f"this game is {_describe(view.rules)}")
+            raise ValueError(f"{self.name} was trained for other rules ({self.rules.describe()}); "
+                             f"this game is {view.rules.describe()}")
         self.encoder.encode(view, self._obs[0])
         self.encoder.mask(view, self._mask[0])
         return np.asarray(self._probabilities(self._obs, self._mask))[0]
@@ -56,11 +76,6 @@ class PolicyBot:
             p = legal_probs / legal_probs.sum()
             return int(legal[self.rng.choice(len(legal), p=p)])
         return int(legal[int(np.argmax(legal_probs))])
-
-
-def _describe(rules: Rules) -> str:
-    diff = {k: v for k, v in rules.to_dict().items() if v != Rules().to_dict()[k]}
-    return "default podkidnoy" if not diff else ", ".join(f"{k}={v}" for k, v in diff.items())
 
 
 def _check_meta(meta: dict, path: str) -> Rules:
@@ -95,7 +110,7 @@ def load_bot(path: str | Path, rules: Rules | None = None, sample: bool = False,
     else:
         raise ValueError(f"{path} is not a bot file (ONNX or TorchScript from `durak export`)")
     if rules is not None and rules != bot.rules:
-        raise ValueError(f"{name} was trained for other rules ({_describe(bot.rules)}); this game is {_describe(rules)}")
+        raise ValueError(f"{name} was trained for other rules ({bot.rules.describe()}); this game is {rules.describe()}")
     return bot
 
 
@@ -119,7 +134,7 @@ def _load_onnx(path: Path, name: str, sample: bool, seed) -> PolicyBot:
     def probabilities(obs, mask):
         return session.run(["probabilities"], {"observation": obs, "action_mask": mask})[0]
 
-    return PolicyBot(probabilities, rules, name, sample, seed)
+    return PolicyBot(probabilities, rules, name, sample, seed, meta)
 
 
 def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
@@ -141,4 +156,4 @@ def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
         with torch.no_grad():
             return module(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
 
-    return PolicyBot(probabilities, rules, name, sample, seed)
+    return PolicyBot(probabilities, rules, name, sample, seed, meta)

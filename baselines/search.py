@@ -13,8 +13,9 @@ from __future__ import annotations
 import random
 import time
 
-from durak_env.engine.game import Game
 from durak_env.engine.determinize import sample_world
+from durak_env.engine.game import Game
+from durak_env.engine.loop import play
 from durak_env.engine.view import SeatView
 
 from .heuristic import HeuristicBot, heuristic_action
@@ -24,23 +25,17 @@ LEVELS = {
     "medium": {"worlds": 24},
     "strong": {"worlds": 64},
 }
-ROLLOUT_MOVE_LIMIT = 3000
+def heuristic_everywhere(game: Game) -> int:
+    """Seed 004's heuristic for the seat to act, read straight off a sampled world (a rollout's chooser)."""
+    s = game.to_act
+    return heuristic_action(game.legal_actions(), game.hands[s], game.trump, len(game.stock), game.attacks,
+                            game.open_count, game.taking, game.layout)
 
 
 def rollout(game: Game, seat: int) -> float:
-    """Finish ``game`` with the heuristic in every seat; this seat's reward (0 if cut off)."""
-    lay = game.layout
-    for _ in range(ROLLOUT_MOVE_LIMIT):
-        if game.result is not None:
-            return game.result.rewards()[seat]
-        legal = game.legal_actions()
-        if len(legal) == 1:
-            game.play_unchecked(legal[0])
-            continue
-        s = game.to_act
-        game.play_unchecked(heuristic_action(legal, game.hands[s], game.trump, len(game.stock), game.attacks,
-                                   game.open_count, game.taking, lay))
-    return 0.0
+    """Finish ``game`` with the heuristic in every seat; this seat's reward (0 if cut off by the move limit)."""
+    play(game, heuristic_everywhere, checked=False)
+    return game.result.rewards()[seat] if game.result is not None else 0.0
 
 
 class SearchBot:

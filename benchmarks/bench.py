@@ -117,10 +117,10 @@ def exported_bots(tmp: Path) -> dict[str, Path]:
     """The default network (untrained weights: speed does not depend on them) exported both ways."""
     import torch
 
+    from training.checkpoints import make_checkpoint, save_atomic
     from training.config import TrainConfig
     from training.export import export
     from training.policy import PolicyNet
-    from training.train import checkpoint_meta, save_atomic
 
     cfg = TrainConfig.load(ROOT / "configs" / "default.yaml")
     rules = cfg.make_rules()
@@ -128,7 +128,7 @@ def exported_bots(tmp: Path) -> dict[str, Path]:
     torch.manual_seed(0)
     net = PolicyNet(enc.size, enc.num_actions, cfg.hidden_sizes)
     ckpt = tmp / "bench.pt"
-    save_atomic({**checkpoint_meta(cfg, rules.to_dict()), "model": net.state_dict()}, ckpt)
+    save_atomic(make_checkpoint(cfg, rules, {"update": 0, "global_step": 0}, net.state_dict(), {}), ckpt)
     return {"policy (ONNX)": export(ckpt, "onnx", tmp / "bench.onnx"),
             "policy (TorchScript)": export(ckpt, "torchscript", tmp / "bench.ts")}
 

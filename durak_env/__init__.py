@@ -23,7 +23,7 @@ from .engine import (
     parse_cards,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY = {"env": "environment", "raw_env": "environment", "DurakEnv": "environment", "make_rules": "environment",
          "ObservationEncoder": "observation", "observation_slices": "observation",

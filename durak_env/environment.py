@@ -13,8 +13,8 @@ card that beats, a "done" with nothing to add) is played automatically when
 those moves as ``(agent, action)`` pairs since the last ``step``.
 
 A deal without a bout cap can cycle forever under some play (three seats that
-always take); ``max_moves`` (10,000 by default, about 40 times a random game)
-truncates such an episode with no reward.
+always take); ``max_moves`` (``loop.MOVE_LIMIT``, 10,000 by default, about 90
+times a random 2-player game) truncates such an episode with no reward.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine.actions import decode_action, layout_for
+from .engine.actions import layout_for
 from .engine.game import Game
+from .engine.loop import MOVE_LIMIT
 from .engine.render import render
 from .engine.rules import Rules
 from .engine.view import SeatView
@@ -53,7 +54,7 @@ class DurakEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "durak_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: Rules | dict | str | None = None, render_mode: str | None = None,
-                 auto_play_forced: bool = True, max_moves: int | None = 10_000):
+                 auto_play_forced: bool = True, max_moves: int | None = MOVE_LIMIT):
         super().__init__()
         if max_moves is not None and (isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1):
             raise ValueError(f"max_moves must be a positive integer or None, got {max_moves!r}")
@@ -157,14 +158,12 @@ class DurakEnv(AECEnv):
         """The read-only view of ``agent``'s seat (for bots): the observation's information as Python objects."""
         return self.game.view(self._seat[agent])
 
-    def action_name(self, action: int) -> str:
-        return str(decode_action(action, self.rules))
-
     def render(self) -> str | None:
         if self.render_mode is None:
             warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
             return None
-        text = render(self.game)
+        game = self.game
+        text = render(game.view(game.to_act if game.result is None else 0))
         if self.render_mode == "human":
             print(text)
             return None

@@ -4,11 +4,12 @@
     env = gymnasium.make("durak_env/Durak-v0", rules="podkidnoy", opponents="heuristic")
 
 The learner plays one seat (``seat=k``, or ``"random"``: drawn per episode); the
-other seats are bots of the common interface (``baselines.base.Bot``): a name
-``make_bot`` knows ("heuristic", "search:fast", "trained", a path to an exported
-policy file), a bot object, or one of these per other seat.  ``step()`` plays the
-learner's move, then the bots' and any forced moves of the learner (exactly one
-legal move), until the learner has a real choice or the deal ends.
+other seats are bots of the common interface (``act(view) -> action``,
+``reset(seed)``): bot objects, or names an installed bot package knows
+("heuristic", "search:fast", "trained", a path to an exported policy file; see
+``registration.make_named_bot``), or one of these per other seat.  ``step()`` plays
+the learner's move, then the bots' and any forced moves of the learner (exactly
+one legal move), until the learner has a real choice or the deal ends.
 
 Observations and actions are the AEC environment's: ``{"observation": float32,
 "action_mask": int8}`` and ``Discrete(3D + 2)``.  The mask is also in
@@ -22,15 +23,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import sys
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from .engine.actions import layout_for
 from .engine.game import Game, IllegalAction
+from .engine.loop import MOVE_LIMIT, play, seated
 from .engine.render import render
 from .environment import make_rules
 from .observation import ObservationEncoder
+from .registration import make_named_bot
 
 ILLEGAL_ACTIONS = ("lose", "raise")
 
@@ -39,7 +44,7 @@ class DurakGymEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, rules=None, opponents: Any = "heuristic", seat: int | str = "random",
-                 render_mode: str | None = None, illegal_action: str = "lose", max_moves: int | None = 10_000):
+                 render_mode: str | None = None, illegal_action: str = "lose", max_moves: int | None = MOVE_LIMIT):
         self.rules = make_rules(rules)
         n = self.rules.num_players
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
@@ -51,7 +56,7 @@ class DurakGymEnv(gymnasium.Env):
         if max_moves is not None and (isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1):
             raise ValueError(f"max_moves must be a positive integer or None, got {max_moves!r}")
         self.seat_choice, self.illegal_action, self.render_mode, self.max_moves = seat, illegal_action, render_mode, max_moves
-        self.opponents = _make_opponents(opponents, n - 1)
+        self.opponents = _make_opponents(opponents, n - 1, self.rules)
         self.encoder = ObservationEncoder(self.rules)
         size = layout_for(self.rules.deck_size).size
         self.observation_space = spaces.Dict({
@@ -62,7 +67,7 @@ class DurakGymEnv(gymnasium.Env):
         self.game: Game | None = None
         self.seat = 0
         self.moves = 0
-        self._bots: dict[int, Any] = {}
+        self._policies: list = [None] * n
         self._lost_by_illegal = False
         self._mask = np.zeros(size, dtype=np.int8)
 
@@ -87,8 +92,9 @@ class DurakGymEnv(gymnasium.Env):
                 raise ValueError("reset state was saved under other rules than this environment's")
         else:
             self.game = Game(self.rules, seed=int(rng.integers(2**63)))
-        others = [(self.seat + k) % n for k in range(1, n)]
-        self._bots = dict(zip(others, self.opponents))
+        self._policies = [None] * n
+        for k, bot in enumerate(self.opponents, 1):
+            self._policies[(self.seat + k) % n] = bot.act
         for bot in self.opponents:
             bot.reset(int(rng.integers(2**63)))
         self.moves = 0
@@ -124,14 +130,10 @@ class DurakGymEnv(gymnasium.Env):
         return self._observation(), float(reward), game.is_over, self._truncated(), self._info()
 
     def _play_others(self) -> None:
-        """Forced moves and the bots' moves, until the learner has a choice or the deal ends."""
-        game = self.game
-        while not self._truncated():
-            self.moves += len(game.play_forced())
-            if game.is_over or game.to_act == self.seat:
-                return
-            game.step(self._bots[game.to_act].act(game.view(game.to_act)))
-            self.moves += 1
+        """The bots' moves and every forced move (the learner's too), until the learner has a choice or the
+        deal ends."""
+        limit = sys.maxsize if self.max_moves is None else self.max_moves - self.moves
+        self.moves += play(self.game, seated(self._policies), until=lambda g: g.to_act == self.seat, limit=limit)
 
     def _truncated(self) -> bool:
         return self.max_moves is not None and self.moves >= self.max_moves and not self.game.is_over
@@ -160,14 +162,14 @@ class DurakGymEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        text = render(self.game, self.seat)
+        text = render(self.game.view(self.seat))
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
 
-def _make_opponents(opponents: Any, count: int) -> list:
+def _make_opponents(opponents: Any, count: int, rules) -> list:
     """``count`` bots from a name, a bot, or a sequence of either (one per other seat)."""
     if isinstance(opponents, (str, bytes)) or hasattr(opponents, "act") or not isinstance(opponents, Sequence):
         specs = [opponents] * count
@@ -178,9 +180,7 @@ def _make_opponents(opponents: Any, count: int) -> list:
     bots = []
     for spec in specs:
         if isinstance(spec, str):
-            from baselines import make_bot
-
-            bots.append(make_bot(spec))
+            bots.append(make_named_bot(spec, rules=rules))
         elif callable(getattr(spec, "act", None)) and callable(getattr(spec, "reset", None)):
             bots.append(spec)
         else:

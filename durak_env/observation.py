@@ -27,8 +27,8 @@ observing seat, index k the seat k places to its left.  The layout::
 
     size = (6 + n) * D + 4 + 6n + 5     (2 players, 36 cards: 309)
 
-Nothing here depends on a card the seat cannot see: test_observation checks that
-two positions differing only in hidden cards give identical vectors.
+Nothing here depends on a card the seat cannot see: tests/test_information.py checks
+that two positions differing only in hidden cards give identical vectors.
 """
 
 from __future__ import annotations

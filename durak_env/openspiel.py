@@ -15,7 +15,7 @@ The deal is explicit chance: one chance node per card, outcome ``i`` putting
 the i-th card of the deck (in action-slot order) next into the pack; the first
 card dealt is the trump card and draws come off the back (seed 004).  Player
 actions are the flat action layout of ``engine/actions.py``.  Returns are
-``Result.rewards()``; a deal still running after ``MOVE_LIMIT`` moves ends as a draw.
+``Result.rewards()``; a deal still running after ``loop.MOVE_LIMIT`` moves ends as a draw.
 
 What a seat knows: the observation (string and tensor) is its current
 knowledge, the ``ObservationEncoder`` vector; the information state string adds
@@ -37,11 +37,10 @@ from .engine.actions import decode_action, layout_for
 from .engine.cards import CARDS, cards_of
 from .engine.determinize import sample_world
 from .engine.game import Game
+from .engine.loop import MOVE_LIMIT
 from .engine.rules import PRESETS, Rules
 from .observation import ObservationEncoder
 
-MOVE_LIMIT = 10_000
-"""Moves after which a deal ends as a draw (only a deal without a bout cap can run this long)."""
 
 _DEFAULT = Rules()
 _NONE_AS_ZERO = ("full_table_hand_size", "max_bouts")
@@ -224,7 +223,7 @@ class DurakObserver:
 def knowledge_string(view) -> str:
     """What one seat knows now, as one line (no hidden card)."""
     cards = lambda mask: ",".join(str(CARDS[c]) for c in cards_of(mask)) or "-"  # noqa: E731
-    table = " ".join(f"{a}/{d or '-'}" for a, d in view.table) or "-"
+    table = " ".join(f"{a}/{'-' if d is None else d}" for a, d in view.table) or "-"  # card 0 (2C) is a card
     known = ";".join(cards(k) for k in view.known_masks)
     discard = cards(view.discard_mask) if view.discard_mask is not None else f"{view.discard_count} hidden"
     return (f"p{view.seat} hand {cards(view.hand_mask)} trump {view.trump_card} table {table} "

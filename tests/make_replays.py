@@ -32,7 +32,7 @@ GAMES = [("podkidnoy", {}, 1), ("podkidnoy", {}, 2), ("perevodnoy", {}, 3), ("se
 def digest(game: Game, encoder: ObservationEncoder) -> str:
     """Eight hex digits summing up the position, its legal moves and the acting seat's observation."""
     h = hashlib.sha256(json.dumps(game.to_dict(), sort_keys=True).encode())
-    h.update(repr(game.legal_actions()).encode())
+    h.update(repr(list(game.legal_actions())).encode())  # recorded when the legal set was a list
     seat = game.to_act if not game.is_over else 0
     h.update(encoder.encode(game.view(seat)).tobytes())
     return h.hexdigest()[:8]

@@ -41,8 +41,20 @@ def test_beats_reads_like_seed000():
     assert not beats(Card.parse("8H"), eight_h, spades)  # a card never beats itself
 
 
-def test_beats_mutations_are_caught():
-    """Each clause matters: dropping the suit check or reordering the trump clause changes some verdict."""
+def seed000(d: int, a: int, t: int) -> bool:
+    """Seed 000's three clauses, written out independently of ``beats``."""
+    same_suit_higher = d // 13 == a // 13 and d % 13 > a % 13
+    any_trump_on_plain = d // 13 == t and a // 13 != t
+    higher_trump = d // 13 == t and a // 13 == t and d % 13 > a % 13
+    return same_suit_higher or any_trump_on_plain or higher_trump
+
+
+def test_beats_is_seed000_on_every_pair_and_every_trump():
+    """``beats`` agrees with the three clauses on all 52 x 52 x 4 cases; a mutant of it (a dropped suit check,
+    the trump clause read first) disagrees somewhere, so this test would catch it."""
+    triples = list(itertools.product(range(52), range(52), range(4)))
+    assert all(beats(d, a, t) == seed000(d, a, t) for d, a, t in triples)
+
     def no_suit_check(d, a, t):
         return d % 13 > a % 13 or d // 13 == t
 
@@ -50,7 +62,7 @@ def test_beats_mutations_are_caught():
         return d // 13 == t or (d // 13 == a // 13 and d > a)
 
     for mutant in (no_suit_check, trump_first):
-        assert any(beats(d, a, t) != mutant(d, a, t) for d, a, t in itertools.product(range(52), range(52), range(4)))
+        assert any(mutant(d, a, t) != seed000(d, a, t) for d, a, t in triples)
 
 
 def test_beater_table_matches_beats():

@@ -1,17 +1,102 @@
-"""The command line: the README's main job runs; usage errors are one line and exit status 2."""
+"""The command line: every subcommand answers bad input in one line with status 2 and no traceback; help,
+version and the list of commands; Ctrl-C stops quietly; outputs are checked before the work starts."""
 
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
-from durak_env.cli import main
+from baselines import SHIPPED_BOTS
+from frontends.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ROOT / "configs" / "tiny.yaml"
+SHIPPED = str(SHIPPED_BOTS["podkidnoy"][0])
+DURAK = [sys.executable, "-m", "frontends"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("files")
+    (d / "garbage.onnx").write_bytes(os.urandom(300))
+    (d / "garbage.pt").write_bytes(os.urandom(300))
+    (d / "empty.onnx").write_bytes(b"")
+    (d / "text.yaml").write_text("rules: podkidnoy\ntotal_steps: [\n")
+    (d / "binary.yaml").write_bytes(os.urandom(200))
+    (d / "notes.txt").write_text("hello")
+    (d / "run").mkdir()
+    return d
+
+
+CASES = [
+    # (argv, words in the one error line); {d} is the fixture folder
+    (["rules", "--show", "nope"], "unknown rules preset 'nope'"),
+    (["rules", "--bogus"], "unrecognized arguments: --bogus"),
+    (["demo", "--rules", "seed003", "--players", "1"], "num_players"),
+    (["demo", "--set", "deck_size=40"], "deck_size"),
+    (["demo", "--set", "transfer=maybe"], "transfer"),
+    (["demo", "--games", "-3"], "--games"),
+    (["demo", "--colour", "red"], "unrecognized arguments"),
+    (["eval", "heuristic"], "at least two bots"),
+    (["eval", "heuristic", "grandmaster"], "unknown bot 'grandmaster'"),
+    (["eval", "heuristic", "easy:lots"], "easy takes a share"),
+    (["eval", "heuristic", "search:huge"], "search"),
+    (["eval", "heuristic", "{d}/missing.onnx"], "missing.onnx"),
+    (["eval", "heuristic", "{d}/garbage.onnx"], "garbage.onnx"),
+    (["eval", "heuristic", "{d}/empty.onnx"], "empty.onnx"),
+    (["eval", "heuristic", "{d}/garbage.pt"], "garbage.pt"),
+    (["eval", "heuristic", "{d}/notes.txt"], "notes.txt"),
+    (["eval", "heuristic", SHIPPED, "--players", "3"], "trained for other rules (podkidnoy, 2 players)"),
+    (["eval", "heuristic", "random", "--games", "0"], "games"),
+    (["eval", "heuristic", "random", "--games", "ten"], "invalid int"),
+    (["eval", "heuristic", "random", "--games", "4", "--json", "{d}/notes.txt/out.json"], "cannot make its folder"),
+    (["eval", "heuristic", "random", "--games", "4", "--chart", "{d}/r.txt"], "a chart is written as .png"),
+    (["eval", "heuristic", "random", "--games", "4", "--csv", "{d}/run"], "is a folder"),
+    (["train"], "--config"),
+    (["train", "--config", "{d}/missing.yaml"], "cannot read config"),
+    (["train", "--config", "{d}/text.yaml"], "not valid YAML"),
+    (["train", "--config", "{d}/binary.yaml"], "config"),
+    (["train", "--config", str(TINY), "--total-steps", "0"], "total_steps"),
+    (["train", "--resume", "{d}/run"], "not a run folder"),
+    (["train", "--resume", "{d}/nowhere"], "not a run folder"),
+    (["train", "--backend", "tf", "--config", str(TINY)], "unknown backend"),
+    (["export", "{d}/missing.pt", "-o", "{d}/x.onnx"], "no checkpoint"),
+    (["export", "{d}/garbage.pt", "-o", "{d}/x.onnx"], "garbage.pt"),
+    (["export", "{d}/garbage.pt", "--format", "tflite", "-o", "{d}/x"], "invalid choice"),
+    (["export", "{d}/garbage.pt"], "required: -o/--output"),
+    (["play", "--opponent", "grandmaster"], "unknown bot"),
+    (["play", "--opponent", "{d}/garbage.onnx"], "garbage.onnx"),
+    (["play", "--opponent", SHIPPED, "--rules", "seed003"], "trained for podkidnoy, 2 players; this game is seed003"),
+    (["play", "--opponent", "heuristic", "--opponent", "random", "--opponent", "easy"], "one --opponent for every"),
+    (["play", "--save", "{d}/run"], "is a folder"),
+    (["play", "--seat", "5"], "seat"),
+    (["play", "--rules", "chess"], "unknown rules preset"),
+]
+
+
+@pytest.mark.parametrize("argv, words", CASES, ids=[" ".join(a)[:60] for a, _ in CASES])
+def test_every_subcommand_answers_bad_input_in_one_line_with_status_2(argv, words, files, capsys):
+    argv = [a.replace("{d}", str(files)) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_console_script_exits_2_without_a_traceback(files):
+    for argv in (["eval", "heuristic", f"{files}/garbage.onnx"], ["train", "--config", f"{files}/binary.yaml"]):
+        proc = subprocess.run([*DURAK, *argv], capture_output=True, text=True)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
 
 
 def test_demo_prints_a_game(capsys):
     assert main(["demo", "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    assert "Trump:" in out and "player_0: attack" in out and "result after" in out
+    assert "Trump " in out and "player_0: attack" in out and "result after" in out and "places:" in out
 
 
 def test_rules_lists_and_shows(capsys):
@@ -35,7 +120,6 @@ def test_rules_lists_and_shows(capsys):
     (["train", "--backend", "rllib", "--config", "configs/tiny.yaml", "--iterations", "0"], "--iterations must be at least 1"),
     (["train", "--backend", "rllib", "--config", "configs/nope.yaml"], "nope.yaml"),
     (["train", "--backend", "rllib", "--resume", "runs/x"], "--resume applies to the torch backend"),
-    ([], "required"),
 ])
 def test_usage_errors_exit_2_with_one_line(argv, words, capsys):
     assert main(argv) == 2
@@ -44,5 +128,94 @@ def test_usage_errors_exit_2_with_one_line(argv, words, capsys):
 
 
 def test_console_script_exit_status():
-    proc = subprocess.run([sys.executable, "-m", "durak_env", "demo", "--rules", "nope"], capture_output=True, text=True)
+    proc = subprocess.run([*DURAK, "demo", "--rules", "nope"], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.startswith("durak: error:")
+
+
+def test_help_works_for_the_command_and_every_subcommand(capsys):
+    """``durak --help`` crashed on the eval help's "95%" (argparse formats help with %)."""
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    commands = ["rules", "demo", "eval", "train", "export", "play"]
+    assert all(f"    {c} " in out for c in commands)
+    for command in commands:
+        with pytest.raises(SystemExit) as stop:
+            main([command, "--help"])
+        assert stop.value.code == 0 and f"usage: durak {command}" in capsys.readouterr().out
+
+
+def test_no_command_lists_the_commands_and_exits_2(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "usage: durak" in err and all(c in err for c in ("rules", "demo", "eval", "train", "export", "play"))
+
+
+def test_version_comes_from_the_package(capsys):
+    from durak_env import __version__
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"durak-env {__version__}"
+
+
+def test_eval_help_lists_every_bot_name_trained_included(capsys):
+    from baselines import BOT_NAMES
+
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "trained" in out and all(name.split(":")[0] in out for name in BOT_NAMES)
+
+
+def test_eval_outputs_are_checked_before_any_game_is_played(tmp_path, monkeypatch, capsys):
+    import baselines.evaluate
+
+    def never(*args, **kwargs):
+        raise AssertionError("the tournament ran before its outputs were checked")
+
+    monkeypatch.setattr(baselines.evaluate, "evaluate", never)
+    (tmp_path / "file").write_text("")
+    for flag, path in (("--chart", "r.txt"), ("--json", "file/r.json"), ("--csv", ".")):
+        assert main(["eval", "heuristic", "random", flag, str(tmp_path / path), "--quiet"]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_missing_output_folders_are_made_by_eval_and_export_alike(tmp_path, capsys):
+    """One behaviour for both: ``export -o`` made missing folders while ``eval --json`` refused them."""
+    assert main(["eval", "heuristic", "random", "--games", "2", "--quiet", "--workers", "1",
+                 "--json", str(tmp_path / "a" / "b" / "r.json")]) == 0
+    assert (tmp_path / "a" / "b" / "r.json").exists()
+    from baselines.evaluate import prepare_outputs
+    from training.export import write_bot
+
+    assert "missing folders are made" in (prepare_outputs.__doc__ + write_bot.__doc__)
+
+
+def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys):
+    """Asked for a trained bot where none is shipped, play says which rules it is for and which have one."""
+    from baselines import SHIPPED_BOTS
+
+    assert main(["play", "--rules", "seed002-neighbours", "--players", "5", "--opponent", "trained"]) == 2
+    err = capsys.readouterr().err
+    assert "seed002-neighbours, 5 players" in err
+    assert all(f"{family} (" in err for family in SHIPPED_BOTS)
+
+
+@pytest.mark.parametrize("argv, stdin", [
+    (["play", "--seed", "1"], True),
+    (["eval", "search:strong", "heuristic", "--games", "400", "--workers", "2"], False),
+    (["demo", "--games", "100000"], False),
+])
+def test_ctrl_c_stops_quietly_and_at_once(argv, stdin):
+    """Ctrl-C printed a KeyboardInterrupt traceback (from every eval worker too), and eval was slow to stop."""
+    proc = subprocess.Popen([*DURAK, *argv], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True)
+    time.sleep(4)
+    os.killpg(proc.pid, signal.SIGINT)  # the terminal sends it to the whole process group
+    started = time.monotonic()
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - started < 5
+    assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]

@@ -79,11 +79,26 @@ def test_same_seed_same_episode_and_random_seat_varies():
     assert len(set(trajectory(6)[0] + seats)) == 2
 
 
+class CountingBot(HeuristicBot):
+    def __init__(self):
+        self.seats = set()
+
+    def act(self, view):
+        self.seats.add(view.seat)
+        return super().act(view)
+
+
 def test_opponents_by_name_object_list_and_exported_file():
-    env = DurakGymEnv(rules=Rules(num_players=3), opponents=[HeuristicBot(), "random"], seat=0)
-    assert play_random(env, 1, episodes=2)
-    env = DurakGymEnv(opponents=str(SHIPPED_BOTS["podkidnoy"]))
-    assert play_random(env, 2, episodes=1)
+    """Each other seat is played by the bot given for it, seen through that seat's view."""
+    counted = CountingBot()
+    env = DurakGymEnv(rules=Rules(num_players=3), opponents=[counted, "random"], seat=0)
+    rewards = play_random(env, 1, episodes=2)
+    assert counted.seats == {1} and set(rewards) <= {-1.0, -0.5, 0.0, 0.5, 1.0}
+    assert type(env.opponents[1]).__name__ == "RandomBot"
+    env = DurakGymEnv(opponents=str(SHIPPED_BOTS["podkidnoy"][0]))
+    assert env.opponents[0].rules == Rules() and env.opponents[0].name == "podkidnoy.onnx"
+    assert set(play_random(env, 2, episodes=2)) <= {-1.0, 0.0, 1.0}
+    assert DurakGymEnv(opponents="trained").opponents[0].rules == Rules()
     with pytest.raises(ValueError, match="needs 2"):
         DurakGymEnv(rules=Rules(num_players=3), opponents=["random"])
     with pytest.raises(ValueError, match="unknown bot"):

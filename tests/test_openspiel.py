@@ -82,3 +82,18 @@ def test_openspiel_ismcts_bot_plays_a_game_against_heuristic_bot():
         state.apply_action(action)
         moves += 1
     assert moves > 10 and sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_the_two_of_clubs_on_the_table_is_a_card_not_an_empty_place():
+    """Card 0 (2C in a 52-card deck) is falsy: the knowledge string wrote "AH beaten by 2C" as "AH unbeaten",
+    so two information states could share one string."""
+    from helpers import position
+
+    from durak_env import Rules
+    from durak_env.openspiel import knowledge_string
+
+    rules = Rules(deck_size=52)
+    beaten = position(rules, ["3H 4H", "5S 6S 7S"], "3C", table=[("AH", "2C")], stock=0)
+    open_ = position(rules, ["3H 4H", "2C 6S 7S"], "3C", table=[("AH", None)], stock=0)
+    a, b = knowledge_string(beaten.view(0)), knowledge_string(open_.view(0))
+    assert "AH/2C" in a and "AH/-" in b and a != b

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from training.config import TrainConfig
-from training.rllib_selfplay import make_env, train
+from training.rllib_selfplay import make_env, train_rllib
 
 
 def test_rllib_env_gives_float_masks_under_rllib_keys_and_plays_to_the_end():
@@ -26,7 +26,7 @@ def test_rllib_env_gives_float_masks_under_rllib_keys_and_plays_to_the_end():
 def test_two_iterations_on_local_ray_play_episodes_with_finite_losses(tmp_path):
     cfg = TrainConfig.load(Path(__file__).parent.parent / "configs" / "tiny.yaml")
     cfg.eval_games = 4
-    history = train(cfg, tmp_path, env_runners=1, envs_per_runner=2, iterations=2, progress=False)
+    history = train_rllib(cfg, tmp_path, env_runners=1, envs_per_runner=2, iterations=2, progress=False)
     assert len(history) == 2
     last = history[-1]
     assert last["episodes_lifetime"] > 0 and last["env_steps_lifetime"] >= 2 * cfg.rollout_steps
@@ -61,7 +61,7 @@ def test_training_on_an_existing_cluster_with_address_auto(tmp_path):
                     "--disable-usage-stats"], check=True, capture_output=True, env=env, timeout=300)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "durak_env", "train", "--backend", "rllib", "--config",
+            [sys.executable, "-m", "frontends", "train", "--backend", "rllib", "--config",
              str(Path(__file__).parent.parent / "configs" / "tiny.yaml"), "--address", "auto", "--iterations", "1",
              "--env-runners", "1", "--run-dir", str(tmp_path / "run"), "--quiet"],
             capture_output=True, text=True, env=env, timeout=600)

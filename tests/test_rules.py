@@ -2,10 +2,14 @@
 
 import dataclasses
 import json
+import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from durak_env import Rules
+from durak_env import Game, Rules
+from durak_env.engine.invariants import random_rules
 
 
 def test_default_is_two_player_36_card_podkidnoy():
@@ -70,3 +74,40 @@ def test_unknown_fields_and_presets_list_the_allowed_ones():
 def test_rules_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         Rules().num_players = 3
+
+
+# ----- any value, any field ---------------------------------------------------------------
+
+FIELD_VALUES = st.one_of(st.integers(-3, 60), st.none(), st.booleans(), st.text(max_size=12),
+                         st.sampled_from(["attacker", "neighbours", "all", "first_bout", "first_discard",
+                                          "bout_start", "current_hand", "first_seat", "redeal", "after_dealer",
+                                          "seat_zero", "rotate", "fool_deals"]),
+                         st.floats(allow_nan=True), st.lists(st.integers(), max_size=2))
+FIELDS = list(Rules().to_dict())
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(FIELDS), FIELD_VALUES, min_size=1, max_size=5))
+def test_any_rules_value_is_accepted_or_refused_naming_a_field(values):
+    try:
+        rules = Rules(**values)
+    except ValueError as err:
+        text = str(err)
+        assert "\n" not in text
+        assert any(name in text for name in FIELDS), text
+        return
+    assert Rules.from_dict(rules.to_dict()) == rules
+    game = Game(rules, seed=1)
+    while not game.is_over:
+        game.step(game.legal_actions()[0])
+
+
+def test_random_rules_cover_every_field_and_value():
+    rng = random.Random(0)
+    drawn = [random_rules(rng).to_dict() for _ in range(3000)]
+    for name in FIELDS:
+        if name in ("match_deals", "next_deal"):
+            continue  # match settings: the presets' values
+        assert len({json.dumps(d[name]) for d in drawn}) > 1, name
+    assert {d["num_players"] for d in drawn} == set(range(2, 7))
+    assert {d["deck_size"] for d in drawn} == {24, 36, 52}

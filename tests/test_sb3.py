@@ -3,11 +3,11 @@
 import subprocess
 import sys
 
-from training.sb3_maskable_ppo import MaskablePPOBot, evaluate_model, train
+from training.sb3_maskable_ppo import MaskablePPOBot, evaluate_model, train_maskable_ppo
 
 
 def test_maskable_ppo_learns_briefly_and_is_evaluated_against_heuristic():
-    model = train(steps=512, envs=2, n_steps=128, seed=0)
+    model = train_maskable_ppo(steps=512, envs=2, n_steps=128, seed=0)
     assert model.num_timesteps >= 512
     report = evaluate_model(model, games=20, seed=1)
     assert [s.name for s in report.stats] == ["maskable_ppo", "heuristic"] and report.games == 20
@@ -17,7 +17,7 @@ def test_maskable_ppo_learns_briefly_and_is_evaluated_against_heuristic():
 def test_maskable_ppo_bot_only_plays_legal_moves():
     from durak_env import Game, Rules
 
-    model = train(steps=256, envs=1, n_steps=128, seed=1)
+    model = train_maskable_ppo(steps=256, envs=1, n_steps=128, seed=1)
     bot = MaskablePPOBot(model, Rules())
     game = Game(Rules(), seed=3)
     while not game.is_over:

@@ -1,7 +1,8 @@
-"""Export a checkpoint as a self-contained playable bot: ONNX (runs with onnxruntime, no torch) or TorchScript.
+"""Export a policy as a self-contained playable bot file: ONNX (runs with onnxruntime, no torch) or TorchScript.
 
-Both embed the rules the policy was trained for and the observation and action layout
-versions, so a loader can refuse a bot made for another game.
+Both embed the checkpoint's bot-file metadata (``baselines.policy_file``: the rules the
+policy was trained for and the observation and action layout versions), so a loader
+can refuse a bot made for another game.
 """
 
 from __future__ import annotations
@@ -12,46 +13,39 @@ from pathlib import Path
 
 import torch
 
+from baselines.policy_file import METADATA_KEY
+from durak_env.engine.rules import Rules
+from durak_env.observation import ObservationEncoder
+
+from .checkpoints import load_checkpoint
 from .policy import ActionProbabilities, PolicyNet
-from .train import load_checkpoint
 
 FORMATS = ("onnx", "torchscript")
-METADATA_KEY = "durak_env"
 
 
 def policy_from_checkpoint(ckpt: dict) -> PolicyNet:
-    from durak_env.engine.rules import Rules
-    from durak_env.observation import ObservationEncoder
-
-    rules = Rules.from_dict(ckpt["rules"])
-    enc = ObservationEncoder(rules)
-    net = PolicyNet(enc.size, enc.num_actions, ckpt["hidden_sizes"])
+    """The checkpoint's network, in eval mode."""
+    meta = ckpt["meta"]
+    enc = ObservationEncoder(Rules.from_dict(meta["rules"]))
+    net = PolicyNet(enc.size, enc.num_actions, meta["hidden_sizes"])
     net.load_state_dict(ckpt["model"])
     net.eval()
     return net
 
 
-def metadata(ckpt: dict) -> dict:
-    return {"rules": ckpt["rules"], "observation_version": ckpt["observation_version"],
-            "layout_version": ckpt["layout_version"], "hidden_sizes": ckpt["hidden_sizes"],
-            "update": ckpt.get("update"), "global_step": ckpt.get("global_step")}
-
-
 def export(checkpoint: str | Path, fmt: str, out: str | Path) -> Path:
+    """Write the policy of ``checkpoint`` (a file, or a run folder's latest) as a bot file."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; formats: {', '.join(FORMATS)}")
-    checkpoint = Path(checkpoint)
-    if checkpoint.is_dir():
-        checkpoint = checkpoint / "checkpoints" / "latest.pt" if (checkpoint / "checkpoints").is_dir() else checkpoint / "latest.pt"
     ckpt = load_checkpoint(checkpoint)
     net = policy_from_checkpoint(ckpt)
-    return write_bot(ActionProbabilities(net), metadata(ckpt), net.obs_size, net.num_actions, fmt, out)
+    return write_bot(ActionProbabilities(net), ckpt["meta"], net.obs_size, net.num_actions, fmt, out)
 
 
 def write_bot(model: torch.nn.Module, meta: dict, obs_size: int, num_actions: int, fmt: str,
               out: str | Path) -> Path:
     """Write ``model`` (observation, int8 mask) -> action probabilities as a bot file with ``meta``
-    (rules, layout versions) embedded; the file appears whole or not at all."""
+    embedded; the file appears whole or not at all, and missing folders are made."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; formats: {', '.join(FORMATS)}")
     model = model.eval()
@@ -79,3 +73,6 @@ def write_bot(model: torch.nn.Module, meta: dict, obs_size: int, num_actions: in
         torch.jit.save(traced, str(tmp), _extra_files={f"{METADATA_KEY}.json": meta_text})
     tmp.replace(out)
     return out
+
+
+__all__ = ["FORMATS", "export", "policy_from_checkpoint", "write_bot"]

@@ -18,6 +18,7 @@ import torch
 
 from baselines import make_bot
 from durak_env.engine.game import Game
+from durak_env.engine.loop import play, seated
 from durak_env.engine.rules import Rules
 from durak_env.observation import ObservationEncoder
 
@@ -30,42 +31,37 @@ def teacher_games(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     rules = Rules.from_dict(rules_dict)
     enc = ObservationEncoder(rules)
     rng = random.Random(seed)
-    teacher = make_bot(teacher_spec, seed=seed)
+    teacher = make_bot(teacher_spec, seed=seed, rules=rules)
     opponent = make_bot("heuristic")
     obs, masks, actions, returns = [], [], [], []
+
+    def taught_move(view) -> int:
+        action = teacher.act(view)
+        obs.append(enc.encode(view))
+        masks.append(enc.mask(view))
+        actions.append(action)
+        returns.append(view.seat)  # the seat for now; its reward once the deal ends
+        return action
+
     for _ in range(games):
         game = Game(rules, seed=rng.getrandbits(63))
         n = rules.num_players
         learner = rng.randrange(n)
-        taught = [s == learner or rng.random() < self_share for s in range(n)]
-        records: list[list[int]] = [[] for _ in range(n)]
-        while not game.is_over:
-            seat = game.to_act
-            legal = game.legal_actions()
-            if len(legal) == 1:
-                game.step(legal[0])
-                continue
-            view = game.view(seat)
-            if taught[seat]:
-                action = teacher.act(view)
-                obs.append(enc.encode(view))
-                masks.append(enc.mask(view))
-                actions.append(action)
-                returns.append(0.0)
-                records[seat].append(len(actions) - 1)
-            else:
-                action = opponent.act(view)
-            game.step(action)
+        policies = [taught_move if s == learner or rng.random() < self_share else opponent.act for s in range(n)]
+        first = len(returns)
+        play(game, seated(policies))
+        if game.result is None:  # cut off by the move limit: no outcome to learn from
+            del obs[first:], masks[first:], actions[first:], returns[first:]
+            continue
         rewards = game.result.rewards()
-        for seat in range(n):
-            for i in records[seat]:
-                returns[i] = rewards[seat]
+        returns[first:] = [rewards[seat] for seat in returns[first:]]
     return (np.asarray(obs, dtype=np.float32), np.asarray(masks, dtype=np.int8),
             np.asarray(actions, dtype=np.int64), np.asarray(returns, dtype=np.float32))
 
 
 def collect(rules: Rules, teacher: str, games: int, seed: int, workers: int, self_share: float = 0.3,
             progress: bool = False):
+    """The teacher's decisions over ``games`` deals, played in ``workers`` processes."""
     chunk = 25
     tasks = [(rules.to_dict(), teacher, min(chunk, games - i), seed * 100_003 + i, self_share)
              for i in range(0, games, chunk)]

@@ -2,7 +2,7 @@
 
     durak train --backend rllib --config configs/default.yaml                  # a local Ray on this machine
     durak train --backend rllib --config configs/default.yaml --address auto   # the Ray cluster this node is in
-    python -m training.rllib_selfplay --config configs/default.yaml --env-runners 8 --learners 2
+    durak train --backend rllib --config configs/default.yaml --env-runners 8 --learners 2
 
 Every seat of the PettingZoo AEC environment is played by one shared policy
 (RLlib's ``PettingZooEnv`` wrapper, one module ``"shared"``).  The mask reaches
@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from gymnasium import spaces
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from baselines.policy_file import PolicyBot
+from durak_env.cores import usable_cores
 
 from .config import TrainConfig
 
@@ -128,16 +128,15 @@ class RLlibBot(PolicyBot):
 
 def export_bot(module, cfg: TrainConfig, out: Path, iteration: int, env_steps: float) -> Path:
     """The shared module as a playable ONNX bot (``durak play --opponent <file>``, ``make_bot(<file>)``)."""
-    from durak_env.engine.actions import LAYOUT_VERSION
-    from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
+    from durak_env.observation import ObservationEncoder
 
+    from .checkpoints import policy_metadata
     from .export import write_bot
 
     rules = cfg.make_rules()
     enc = ObservationEncoder(rules)
-    meta = {"rules": rules.to_dict(), "observation_version": OBSERVATION_VERSION, "layout_version": LAYOUT_VERSION,
-            "hidden_sizes": list(cfg.hidden_sizes), "update": iteration, "global_step": int(env_steps),
-            "trainer": "rllib"}
+    meta = policy_metadata(cfg, rules, "rllib", iteration, int(env_steps))
+    meta["opponents"] = {"self": 1.0}  # RLlib's backend is pure self-play
     return write_bot(Probabilities(module), meta, enc.size, enc.num_actions, "onnx", out)
 
 
@@ -156,7 +155,7 @@ def summary(result: dict) -> dict[str, float]:
     }
 
 
-def train(cfg: TrainConfig, run_dir: str | Path, address: str | None = None, env_runners: int | None = None,
+def train_rllib(cfg: TrainConfig, run_dir: str | Path, address: str | None = None, env_runners: int | None = None,
           learners: int = 0, envs_per_runner: int = 4, iterations: int | None = None,
           progress: bool = True) -> list[dict]:
     """Run self-play PPO on Ray; returns each iteration's summary (evaluations included where run)."""
@@ -169,10 +168,10 @@ def train(cfg: TrainConfig, run_dir: str | Path, address: str | None = None, env
     run_dir.mkdir(parents=True, exist_ok=True)
     local = address is None
     if env_runners is None:
-        env_runners = max(0, (os.cpu_count() or 2) - 1) if local else cfg.num_workers
+        env_runners = max(0, usable_cores() - 1) if local else cfg.num_workers
     init: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
     if local:
-        init["num_cpus"] = max(os.cpu_count() or 2, env_runners + 1)
+        init["num_cpus"] = max(usable_cores(), env_runners + 1)
     else:
         import baselines
         import durak_env
@@ -219,14 +218,3 @@ def _done(cfg: TrainConfig, row: dict, it: int, iterations: int | None) -> bool:
     if iterations is not None:
         return it >= iterations
     return row["env_steps_lifetime"] >= cfg.total_steps
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m training.rllib_selfplay ARGS`` is ``durak train --backend rllib ARGS``."""
-    from durak_env.cli import main as durak
-
-    return durak(["train", "--backend", "rllib", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -199,6 +199,8 @@ class Rollouts:
         self.local = None
         self.procs, self.conns = [], []
         self.sent_pool_version = -1
+        self.overlap = cfg.overlap and cfg.num_workers > 1
+        self.in_flight = False
         if cfg.num_workers == 1:
             self.local = RolloutWorker(cfg, rules, seed)
             return
@@ -221,15 +223,29 @@ class Rollouts:
         self.sent_pool_version = pool_version
         for conn in self.conns:
             conn.send((state, send_pool, pool_version, steps))
+        self.in_flight = True
 
     def receive(self) -> Batch:
         if self.local is not None:
             return self._local_batch
+        self.in_flight = False
         return Batch.concat([conn.recv() for conn in self.conns])
 
     def collect(self, state: dict, pool_states: list[dict], pool_version: int) -> Batch:
         self.request(state, pool_states, pool_version)
         return self.receive()
+
+    def next_batch(self, state: dict, pool_states: list[dict], pool_version: int, more: bool) -> Batch:
+        """The next batch to train on.  With ``overlap`` the workers collected it with the previous weights
+        while the trainer updated, and now start on the one after with these (when ``more`` are wanted)."""
+        if not self.overlap:
+            return self.collect(state, pool_states, pool_version)
+        if not self.in_flight:
+            self.request(state, pool_states, pool_version)
+        batch = self.receive()
+        if more:
+            self.request(state, pool_states, pool_version)
+        return batch
 
     def close(self) -> None:
         for conn in self.conns:

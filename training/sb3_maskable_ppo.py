@@ -32,7 +32,7 @@ def make_env(rules: str = "podkidnoy", opponents: str = "heuristic", envs: int =
     return venv
 
 
-def train(steps: int, rules: str = "podkidnoy", opponents: str = "heuristic", envs: int = 4, seed: int = 0,
+def train_maskable_ppo(steps: int, rules: str = "podkidnoy", opponents: str = "heuristic", envs: int = 4, seed: int = 0,
           n_steps: int = 512, verbose: int = 0):
     """A MaskablePPO model trained for ``steps`` learner decisions."""
     from sb3_contrib import MaskablePPO
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    model = train(args.steps, args.rules, args.opponents, args.envs, args.seed, verbose=1)
+    model = train_maskable_ppo(args.steps, args.rules, args.opponents, args.envs, args.seed, verbose=1)
     if args.save:
         model.save(args.save)
     report = evaluate_model(model, args.rules, args.eval_games, args.seed, args.opponents)

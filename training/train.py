@@ -1,6 +1,6 @@
-"""Self-play PPO for Durak, CleanRL style: one readable loop.
+"""Self-play PPO for Durak, CleanRL style: one readable loop, its steps named below it.
 
-    durak train --config configs/default.yaml            # or: python -m training --config ...
+    durak train --config configs/default.yaml            # the README's main job
     durak train --resume runs/default-...                # continue from the last checkpoint
 
 A run folder holds the resolved config, checkpoints (``checkpoints/update_*.pt`` and an
@@ -13,52 +13,126 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 import yaml
 
-from durak_env.engine.actions import LAYOUT_VERSION
-from durak_env.environment import DurakEnv
-from durak_env.observation import OBSERVATION_VERSION
+from durak_env.engine.rules import Rules
+from durak_env.observation import ObservationEncoder
 
+from .checkpoints import load_checkpoint, make_checkpoint, save_atomic
 from .config import ConfigError, TrainConfig
 from .policy import PolicyNet
 from .rollout import Batch, Rollouts
 
-CHECKPOINT_FORMAT = 1
+
+@dataclass
+class RunState:
+    """What a checkpoint restores besides the weights: counters, the opponent pool, the evaluations."""
+
+    update: int = 0
+    global_step: int = 0
+    """Learner decisions trained on."""
+    games: int = 0
+    pool: list = field(default_factory=list)
+    """State dicts of past policies, the "pool" opponents."""
+    pool_version: int = 0
+    evals: list = field(default_factory=list)
 
 
-def save_atomic(obj: dict, path: Path) -> None:
-    """Write to a temporary file and rename, so a kill mid-write never leaves a damaged file."""
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
-
-
-def checkpoint_meta(cfg: TrainConfig, rules_dict: dict) -> dict:
-    return {"format": CHECKPOINT_FORMAT, "rules": rules_dict, "observation_version": OBSERVATION_VERSION,
-            "layout_version": LAYOUT_VERSION, "hidden_sizes": list(cfg.hidden_sizes), "config": cfg.to_dict()}
-
-
-def load_checkpoint(path: str | Path) -> dict:
-    """A training checkpoint, read without executing code (``weights_only=True``)."""
+def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, resume: str | Path | None = None,
+              progress: bool = True, export_onnx: bool = True, stop_after: int | None = None) -> Path:
+    """Train (or resume) a run with this package's PPO; returns the run folder.  ``stop_after`` ends after
+    that many updates, as if the run were killed (tests)."""
+    cfg, run_dir, resumed = open_run(cfg, run_dir, resume)
+    rules = cfg.make_rules()
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)  # before the network is built: its initial weights come from this seed
+    enc = ObservationEncoder(rules)
+    net = PolicyNet(enc.size, enc.num_actions, cfg.hidden_sizes)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    state = restore(run_dir, net, opt, gen) if resumed else RunState()
+    log = RunLog(run_dir, cfg, state, progress)
+    if not resumed and cfg.pretrain_games:
+        warm_start(net, cfg, rules, run_dir, progress)
+        checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, evaluate=True)
+    num_updates = max(1, -(-cfg.total_steps // (cfg.rollout_steps * cfg.num_workers)))
+    last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
+    rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + state.update)
     try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise ValueError(f"no checkpoint at {path}") from None
-    except Exception as err:  # damaged file, or one carrying code: refused either way
-        raise ValueError(f"{path} is not a durak_env checkpoint that can be loaded safely ({type(err).__name__})") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT or "model" not in ckpt:
-        raise ValueError(f"{path} is not a durak_env checkpoint")
-    return ckpt
+        while state.update < last:
+            anneal(opt, cfg, state.update, num_updates)
+            t0 = time.perf_counter()
+            batch = rollouts.next_batch(net.state_dict(), state.pool, state.pool_version, more=state.update + 1 < last)
+            t_roll = time.perf_counter() - t0
+            stats = ppo_update(net, opt, batch, cfg, gen)
+            advance(state, batch)
+            grow_pool(state, net, cfg)
+            final = state.update == last
+            want_eval = final or (cfg.eval_every and state.update % cfg.eval_every == 0)
+            if want_eval or state.update % cfg.checkpoint_every == 0:
+                checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, evaluate=bool(want_eval))
+            log.update(state, stats, batch, t_roll, time.perf_counter() - t0, opt.param_groups[0]["lr"])
+    finally:
+        rollouts.close()
+        log.close()
+    if export_onnx and state.update >= num_updates:
+        from .export import export
+
+        export(run_dir, "onnx", run_dir / "bot.onnx")
+    return run_dir
+
+
+# ----- the steps ---------------------------------------------------------------------------
+
+def open_run(cfg: TrainConfig | None, run_dir, resume) -> tuple[TrainConfig, Path, bool]:
+    """The config and run folder of a new run (the config written there) or of one to resume."""
+    if resume is not None:
+        run_dir = Path(resume)
+        if not (run_dir / "config.yaml").exists():
+            raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
+        cfg = TrainConfig.load(run_dir / "config.yaml")
+        return cfg, run_dir, (run_dir / "checkpoints" / "latest.pt").exists()
+    if cfg is None:
+        raise ConfigError("train_ppo() needs a config or a run folder to resume")
+    run_dir = Path(run_dir) if run_dir is not None else Path("runs") / time.strftime("run-%Y%m%d-%H%M%S")
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    return cfg, run_dir, False
+
+
+def restore(run_dir: Path, net: PolicyNet, opt: torch.optim.Optimizer, gen: torch.Generator) -> RunState:
+    """Load the last checkpoint into the network, optimiser and generator; returns the run's state."""
+    ckpt = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    net.load_state_dict(ckpt["model"])
+    opt.load_state_dict(ckpt["optimizer"])
+    gen.set_state(ckpt["generator"])
+    return RunState(**{k: ckpt[k] for k in RunState.__dataclass_fields__})
+
+
+def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules, run_dir: Path, progress: bool) -> None:
+    """Imitate the teacher bot before PPO (training/pretrain.py); its figures go to ``pretrain.json``."""
+    from .pretrain import collect, fit
+
+    data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.num_workers, progress=progress)
+    stats = fit(net, data, cfg.pretrain_epochs, 1e-3, cfg.minibatch_size, cfg.seed)
+    stats["decisions"] = len(data[0])
+    (run_dir / "pretrain.json").write_text(json.dumps(stats))
+
+
+def anneal(opt: torch.optim.Optimizer, cfg: TrainConfig, update: int, num_updates: int) -> None:
+    if cfg.anneal_lr:
+        opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / num_updates)
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, cfg: TrainConfig,
                gen: torch.Generator) -> dict[str, float]:
+    """``update_epochs`` passes of clipped PPO over the batch in shuffled minibatches; returns the mean losses."""
     obs = torch.from_numpy(batch.obs)
     mask = torch.from_numpy(batch.mask)
     actions = torch.from_numpy(batch.action)
@@ -100,7 +174,37 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Tr
     return out
 
 
-def evaluate_bot(path: Path, cfg: TrainConfig, rules, games: int) -> dict:
+def advance(state: RunState, batch: Batch) -> None:
+    state.update += 1
+    state.global_step += len(batch.obs)
+    state.games += batch.games
+
+
+def grow_pool(state: RunState, net: PolicyNet, cfg: TrainConfig) -> None:
+    """Every ``snapshot_every`` updates the current policy joins the pool of past opponents."""
+    if state.update % cfg.snapshot_every == 0:
+        state.pool = (state.pool + [copy.deepcopy(net.state_dict())])[-cfg.pool_size:]
+        state.pool_version += 1
+
+
+def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules, net: PolicyNet, opt: torch.optim.Optimizer,
+               gen: torch.Generator, state: RunState, log: "RunLog", evaluate: bool) -> None:
+    """Write ``update_*.pt`` and ``latest.pt``; when asked, first export the policy and evaluate it against
+    HeuristicBot (the evaluation is saved with the checkpoint)."""
+    path = run_dir / "checkpoints" / f"update_{state.update:06d}.pt"
+    ckpt = lambda: make_checkpoint(cfg, rules, {**asdict(state), "generator": gen.get_state()},  # noqa: E731
+                                   net.state_dict(), opt.state_dict())
+    save_atomic(ckpt(), path)
+    if evaluate:
+        from .export import export
+
+        bot = export(path, "onnx", path.with_suffix(".onnx"))
+        log.evaluation(state, evaluate_bot(bot, cfg, rules, cfg.eval_games))
+        save_atomic(ckpt(), path)
+    save_atomic(ckpt(), run_dir / "checkpoints" / "latest.pt")
+
+
+def evaluate_bot(path: Path, cfg: TrainConfig, rules: Rules, games: int) -> dict:
     """The exported bot against HeuristicBot on duplicate deals."""
     from baselines.evaluate import evaluate
 
@@ -109,6 +213,51 @@ def evaluate_bot(path: Path, cfg: TrainConfig, rules, games: int) -> dict:
     me = report.stats[0]
     return {"not_fool": 1 - me.fool_rate, "not_fool_ci": [1 - me.fool_ci[1], 1 - me.fool_ci[0]],
             "score": me.score, "games": report.games}
+
+
+class RunLog:
+    """Where a run reports: TensorBoard, ``evals.jsonl`` with its learning curve, and the progress bar."""
+
+    def __init__(self, run_dir: Path, cfg: TrainConfig, state: RunState, progress: bool):
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.run_dir = run_dir
+        self.writer = SummaryWriter(str(run_dir / "tb"), purge_step=state.global_step or None)
+        self.bar = None
+        if progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=cfg.total_steps, initial=min(state.global_step, cfg.total_steps), unit="step",
+                            desc="train", dynamic_ncols=True)
+        self.total = cfg.total_steps
+
+    def evaluation(self, state: RunState, result: dict) -> None:
+        row = {"update": state.update, "global_step": state.global_step, **result}
+        state.evals.append(row)
+        self.writer.add_scalar("eval/not_fool_vs_heuristic", row["not_fool"], state.global_step)
+        self.writer.add_scalar("eval/score_vs_heuristic", row["score"], state.global_step)
+        with open(self.run_dir / "evals.jsonl", "a") as f:
+            f.write(json.dumps(row) + "\n")
+        plot_curve(state.evals, self.run_dir / "learning_curve.png")
+
+    def update(self, state: RunState, stats: dict, batch: Batch, t_roll: float, elapsed: float, lr: float) -> None:
+        stats = {**stats, "games_per_s": batch.games / elapsed, "steps_per_s": len(batch.obs) / elapsed,
+                 "rollout_fraction": t_roll / elapsed, "lr": lr,
+                 "learner_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
+                 "game_length": float(np.mean(batch.game_moves)) if batch.game_moves else 0.0}
+        for k, v in stats.items():
+            self.writer.add_scalar(f"train/{k}", v, state.global_step)
+        if self.bar is not None:
+            self.bar.update(min(len(batch.obs), max(0, self.total - self.bar.n)))
+            post = {"upd": state.update, "steps/s": f"{stats['steps_per_s']:.0f}", "ent": f"{stats['entropy']:.2f}"}
+            if state.evals:
+                post["vs heuristic"] = f"{state.evals[-1]['not_fool']:.3f}"
+            self.bar.set_postfix(post)
+
+    def close(self) -> None:
+        self.writer.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 def plot_curve(evals: list[dict], path: Path) -> None:
@@ -134,152 +283,4 @@ def plot_curve(evals: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def train(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, resume: str | Path | None = None,
-          progress: bool = True, export_onnx: bool = True, stop_after: int | None = None) -> Path:
-    """Train (or resume) a run; returns the run folder.  ``stop_after`` ends after that many updates (tests)."""
-    if resume is not None:
-        run_dir = Path(resume)
-        if not (run_dir / "config.yaml").exists():
-            raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
-        cfg = TrainConfig.load(run_dir / "config.yaml")
-    elif cfg is None:
-        raise ConfigError("train() needs a config or a run folder to resume")
-    rules = cfg.make_rules()
-    if run_dir is None:
-        run_dir = Path("runs") / time.strftime("run-%Y%m%d-%H%M%S")
-    run_dir = Path(run_dir)
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-    if resume is None:
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-
-    torch.set_num_threads(cfg.threads)
-    probe = DurakEnv(rules)
-    obs_size, num_actions = probe.encoder.size, probe.layout.size
-    torch.manual_seed(cfg.seed)  # before the network is built: its initial weights come from this seed
-    net = PolicyNet(obs_size, num_actions, cfg.hidden_sizes)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    update, global_step, games_total = 0, 0, 0
-    pool: list[dict] = []
-    pool_version = 0
-    evals: list[dict] = []
-    gen = torch.Generator().manual_seed(cfg.seed)
-    latest = run_dir / "checkpoints" / "latest.pt"
-    resumed = resume is not None and latest.exists()
-    if resumed:
-        ckpt = load_checkpoint(latest)
-        net.load_state_dict(ckpt["model"])
-        opt.load_state_dict(ckpt["optimizer"])
-        update, global_step, games_total = ckpt["update"], ckpt["global_step"], ckpt["games"]
-        pool, pool_version, evals = list(ckpt["pool"]), ckpt["pool_version"], list(ckpt["evals"])
-        gen.set_state(ckpt["generator"])
-    if not resumed and cfg.pretrain_games:
-        from .pretrain import collect, fit
-
-        data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.num_workers, progress=progress)
-        bc = fit(net, data, cfg.pretrain_epochs, 1e-3, cfg.minibatch_size, cfg.seed)
-        bc["decisions"] = len(data[0])
-        with open(run_dir / "pretrain.json", "w") as f:
-            json.dump(bc, f)
-    meta = checkpoint_meta(cfg, rules.to_dict())
-    num_updates = max(1, -(-cfg.total_steps // (cfg.rollout_steps * cfg.num_workers)))
-
-    from torch.utils.tensorboard import SummaryWriter
-
-    writer = SummaryWriter(str(run_dir / "tb"), purge_step=global_step or None)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=cfg.total_steps, initial=min(global_step, cfg.total_steps), unit="step", desc="train",
-                   dynamic_ncols=True)
-
-    def save_and_evaluate(state: dict, want_eval: bool) -> dict | None:
-        """Checkpoint (and, when asked, export and evaluate against HeuristicBot); returns the evaluation."""
-        ckpt = {**meta, **state, "model": net.state_dict(), "optimizer": opt.state_dict(), "evals": evals,
-                "generator": gen.get_state()}
-        path = run_dir / "checkpoints" / f"update_{state['update']:06d}.pt"
-        save_atomic(ckpt, path)
-        result = None
-        if want_eval:
-            from .export import export
-
-            bot_path = export(path, "onnx", path.with_suffix(".onnx"))
-            result = {"update": state["update"], "global_step": state["global_step"],
-                      **evaluate_bot(bot_path, cfg, rules, cfg.eval_games)}
-            evals.append(result)
-            writer.add_scalar("eval/not_fool_vs_heuristic", result["not_fool"], state["global_step"])
-            writer.add_scalar("eval/score_vs_heuristic", result["score"], state["global_step"])
-            with open(run_dir / "evals.jsonl", "a") as f:
-                f.write(json.dumps(result) + "\n")
-            plot_curve(evals, run_dir / "learning_curve.png")
-            ckpt["evals"] = evals
-            save_atomic(ckpt, path)
-        save_atomic(ckpt, latest)
-        return result
-
-    last_eval = evals[-1] if evals else None
-    if not resumed and cfg.pretrain_games:
-        last_eval = save_and_evaluate({"update": 0, "global_step": 0, "games": 0, "pool": pool,
-                                       "pool_version": pool_version}, True)
-    rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + update)
-    overlap = cfg.overlap and cfg.num_workers > 1
-    try:
-        if overlap:
-            rollouts.request(net.state_dict(), pool, pool_version)
-        while update < num_updates:
-            if stop_after is not None and stop_after <= 0:
-                break
-            if cfg.anneal_lr:
-                opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / num_updates)
-            t0 = time.perf_counter()
-            if overlap:
-                batch = rollouts.receive()
-                if update + 1 < num_updates:
-                    rollouts.request(net.state_dict(), pool, pool_version)
-            else:
-                batch = rollouts.collect(net.state_dict(), pool, pool_version)
-            t_roll = time.perf_counter() - t0
-            stats = ppo_update(net, opt, batch, cfg, gen)
-            update += 1
-            global_step += len(batch.obs)
-            games_total += batch.games
-            elapsed = time.perf_counter() - t0
-            stats.update({
-                "games_per_s": batch.games / elapsed,
-                "steps_per_s": len(batch.obs) / elapsed,
-                "rollout_fraction": t_roll / elapsed,
-                "learner_reward": float(np.mean(batch.learner_rewards)) if batch.learner_rewards else 0.0,
-                "game_length": float(np.mean(batch.game_moves)) if batch.game_moves else 0.0,
-                "lr": opt.param_groups[0]["lr"],
-            })
-            for k, v in stats.items():
-                writer.add_scalar(f"train/{k}", v, global_step)
-            if update % cfg.snapshot_every == 0:
-                pool.append(copy.deepcopy(net.state_dict()))
-                pool = pool[-cfg.pool_size:]
-                pool_version += 1
-            final = update == num_updates or (stop_after is not None and stop_after == 1)
-            want_eval = final or (cfg.eval_every and update % cfg.eval_every == 0)
-            if update % cfg.checkpoint_every == 0 or want_eval:
-                state = {"update": update, "global_step": global_step, "games": games_total, "pool": pool,
-                         "pool_version": pool_version}
-                last_eval = save_and_evaluate(state, want_eval) or last_eval
-            if bar is not None:
-                bar.update(min(len(batch.obs), max(0, cfg.total_steps - bar.n)))
-                post = {"upd": update, "games/s": f"{stats['games_per_s']:.0f}", "ent": f"{stats['entropy']:.2f}"}
-                if last_eval:
-                    post["vs heuristic"] = f"{last_eval['not_fool']:.3f}"
-                bar.set_postfix(post)
-            if stop_after is not None:
-                stop_after -= 1
-    finally:
-        rollouts.close()
-        writer.close()
-        if bar is not None:
-            bar.close()
-    if export_onnx and update >= num_updates:
-        from .export import export
-
-        export(latest, "onnx", run_dir / "bot.onnx")
-    return run_dir
-
+__all__ = ["RunState", "ppo_update", "train_ppo"]

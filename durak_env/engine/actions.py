@@ -29,35 +29,18 @@ KINDS = ("attack", "defend", "transfer", "take", "done")
 
 @dataclass(frozen=True)
 class Layout:
-    """Action offsets and card <-> slot tables for one deck size."""
+    """Action offsets and card <-> slot tables for one deck size (``layout_for``)."""
 
     deck_size: int
     slot_of: tuple[int, ...]  # card id (0..51) -> deck index, -1 if not in this deck
     card_of: tuple[int, ...]  # deck index -> card id
-
-    @property
-    def attack(self) -> int:
-        return 0
-
-    @property
-    def defend(self) -> int:
-        return self.deck_size
-
-    @property
-    def transfer(self) -> int:
-        return 2 * self.deck_size
-
-    @property
-    def take(self) -> int:
-        return 3 * self.deck_size
-
-    @property
-    def done(self) -> int:
-        return 3 * self.deck_size + 1
-
-    @property
-    def size(self) -> int:
-        return 3 * self.deck_size + 2
+    attack: int = 0
+    defend: int = 0
+    transfer: int = 0
+    take: int = 0
+    done: int = 0
+    size: int = 0
+    """The offsets (see the module docstring), plain attributes because the engine reads them on every move."""
 
 
 @lru_cache(maxsize=None)
@@ -66,7 +49,9 @@ def layout_for(deck_size: int) -> Layout:
     slot_of = [-1] * 52
     for i, c in enumerate(cards):
         slot_of[c] = i
-    return Layout(deck_size, tuple(slot_of), tuple(cards))
+    d = deck_size
+    return Layout(d, tuple(slot_of), tuple(cards), attack=0, defend=d, transfer=2 * d, take=3 * d, done=3 * d + 1,
+                  size=3 * d + 2)
 
 
 def num_actions(rules: Rules) -> int:

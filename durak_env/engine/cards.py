@@ -101,6 +101,9 @@ def beater_mask(attack: int, trump: int) -> int:
     return higher | SUIT_MASKS[trump]
 
 
+# RANK_MASK_OF[card]: the four cards of ``card``'s rank (what "a rank already on the table" matches).
+RANK_MASK_OF = tuple(RANK_MASKS[rank_of(c)] for c in range(52))
+
 # BEATERS[trump][card]: the set of cards that beat ``card`` when ``trump`` is the trump suit.
 BEATERS = tuple(tuple(beater_mask(c, t) for c in range(52)) for t in range(4))
 
@@ -131,6 +134,29 @@ def cards_of(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def conservation_problem(deck_size: int, places: list[tuple[str, int | list[int]]]) -> str | None:
+    """Card conservation, the one check of it: every card of the deck in exactly one of ``places``.
+
+    ``places`` names each place with its cards, as a bitmask or as a list (a list can name a
+    card twice).  Returns None when the cards add up, else what is wrong, in a few words."""
+    full = deck_mask(deck_size)
+    seen = 0
+    for name, cards in places:
+        for mask in ((cards,) if isinstance(cards, int) else (1 << c for c in cards)):
+            foreign = mask & ~full
+            if foreign:
+                return f"{name} holds {CARDS[cards_of(foreign)[0]]}, which is not in a {deck_size}-card deck"
+            twice = seen & mask
+            if twice:
+                card = cards_of(twice)[0]
+                where = [n for n, cs in places if (cs >> card & 1 if isinstance(cs, int) else card in cs)]
+                return f"{CARDS[card]} is in more than one place: {', '.join(where if len(where) > 1 else where * 2)}"
+            seen |= mask
+    if seen != full:
+        return "not every card is accounted for: missing " + " ".join(str(CARDS[c]) for c in cards_of(full & ~seen))
+    return None
 
 
 def parse_cards(text: str) -> list[Card]:

@@ -55,11 +55,9 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     if pool:
         raise ValueError("sample_world: the view's counts do not add up to the deck")
 
-    g = Game.assemble(
+    return Game.assemble(
         rules, trump_card=int(view.trump_card), stock=stock, hands=hands, discard=discard,
         known=list(view.known_masks), out_groups=[list(x) for x in view.out_groups],
         attacks=[int(a) for a, _ in view.table], defences=[-1 if d is None else int(d) for _, d in view.table],
         attacker=view.attacker, defender=view.defender, opener=view.opener, passed=mask_of(view.passed),
         taking=view.taking, limit=view.bout_limit, bouts=view.bouts, first_seat=view.first_seat)
-    g.to_act = view.to_act if view.to_act is not None else -1
-    return g

@@ -28,22 +28,11 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import Action, decode_action, encode_action, layout_for
-from .cards import (
-    BEATERS,
-    CARDS,
-    RANK_MASKS,
-    SUIT_MASKS,
-    SUITS,
-    Card,
-    cards_of,
-    deck,
-    mask_of,
-    rank_of,
-)
+from .actions import Action, decode_action, layout_for
+from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, SUITS, Card, cards_of, deck, mask_of, suit_of
 from .rules import Rules
 from .snapshot import load_snapshot
-from .view import SeatView, attack_cap
+from .view import BoutEnd, SeatView
 
 class IllegalAction(ValueError):
     """An action the position does not allow.  The game is left unchanged."""
@@ -86,7 +75,7 @@ class Game:
         "rules", "n", "layout", "trump", "trump_card", "stock", "hands", "discard",
         "attacks", "defences", "open_count", "table_ranks", "attacker", "defender",
         "opener", "passed", "taking", "limit", "bouts", "known", "out_groups",
-        "out_mask", "first_seat", "to_act", "result", "throwers", "_legal",
+        "out_mask", "first_seat", "to_act", "result", "throwers", "last_bout", "_legal",
     )
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, first_seat: int = 0):
@@ -116,25 +105,36 @@ class Game:
                  attacker: int, defender: int, opener: int, passed: int, taking: bool, limit: int, bouts: int,
                  first_seat: int) -> "Game":
         """A game from its stored facts (``stock`` with the next card drawn last in the list, ``defences``
-        -1 where unbeaten); everything derivable is derived here.  No checks: snapshot.py validates first."""
+        -1 where unbeaten).  Everything derivable is derived here: the table's ranks, who may throw in,
+        whose move it is, or the result when the facts describe a finished deal.  The facts are not
+        checked (snapshot.py validates them first); a position that waits on nobody raises ValueError."""
         g = object.__new__(cls)
         g.rules, g.n, g.layout = rules, rules.num_players, layout_for(rules.deck_size)
-        g.trump_card, g.trump = trump_card, trump_card // 13
+        g.trump_card, g.trump = trump_card, suit_of(trump_card)
         g.stock, g.hands, g.discard, g.known = stock, hands, discard, known
         g.out_groups = [tuple(x) for x in out_groups]
         g.out_mask = mask_of(s for grp in out_groups for s in grp)
-        g.first_seat, g.bouts, g.result = first_seat, bouts, None
+        g.first_seat, g.bouts, g.result, g.last_bout = first_seat, bouts, None, None
         g.attacks, g.defences = attacks, defences
         g.open_count = sum(1 for d in defences if d < 0)
         g.table_ranks = 0
         for c in attacks + [d for d in defences if d >= 0]:
-            g.table_ranks |= RANK_MASKS[c % 13]
+            g.table_ranks |= RANK_MASK_OF[c]
         g.attacker, g.defender, g.opener = attacker, defender, opener
         g.passed, g.taking, g.limit = passed, taking, limit
-        in_play = g.n - g.out_mask.bit_count()
-        g.throwers = g._compute_throwers() if in_play >= 2 else ()
         g._legal = None
         g.to_act = -1
+        remaining = [s for s in range(g.n) if not g.out_mask >> s & 1]
+        g.throwers = g._compute_throwers() if len(remaining) >= 2 else ()
+        if len(remaining) <= 1:
+            g._finish(remaining, capped=False)
+        elif rules.max_bouts is not None and bouts >= rules.max_bouts:
+            g._finish(remaining, capped=True)
+        else:
+            actor = g._find_actor()
+            if actor is None:
+                raise ValueError("the position is between bouts (every card beaten and everyone passed)")
+            g.to_act = actor
         return g
 
     def _deal(self, rules: Rules, cards: list[int], first_seat: int) -> bool:
@@ -143,7 +143,7 @@ class Game:
         n = rules.num_players
         self.rules, self.n, self.layout = rules, n, layout_for(rules.deck_size)
         self.trump_card = cards[0]
-        self.trump = cards[0] // 13
+        self.trump = suit_of(cards[0])
         self.hands = [0] * n
         for _ in range(rules.deal_size):
             for i in range(n):
@@ -155,7 +155,7 @@ class Game:
         self.out_mask = 0
         self.first_seat = first_seat
         self.bouts = 0
-        self.result = None
+        self.result = self.last_bout = None
         self.attacks, self.defences = [], []
         self.open_count = self.table_ranks = self.passed = 0
         self.taking = False
@@ -164,6 +164,7 @@ class Game:
             lead = rules.no_trump_lead
             if lead == "redeal":
                 return False
+            # "first_seat" (000) and "after_dealer" (003) are one seat: the first seat is the one after the dealer.
             leader = 0 if lead == "seat_zero" else first_seat
         self._open_bout(leader)
         self._advance()
@@ -217,18 +218,21 @@ class Game:
         return seat
 
     def _cap(self) -> int:
-        return attack_cap(self.rules, self.discard.bit_count(), self.bouts)
+        return self.rules.attack_cap(self.discard.bit_count(), self.bouts)
 
-    def _room(self) -> bool:
-        """Whether one more attack card may land (seed 004's first two tests for adding a card)."""
+    def _no_room(self) -> str | None:
+        """Why one more attack card may not land, or None when it may (seed 004's first two tests for adding)."""
         total = len(self.attacks)
         if total >= self._cap():
-            return False
+            return "the bout already holds as many attack cards as the cap allows"
         if self.rules.defender_limit == "bout_start":
             # Seed 000: "never more than the number of cards the defender held when the bout began".
-            return total < self.limit
+            if total >= self.limit:
+                return "the defender held no more cards than that when the bout began"
         # Seed 004: "The cards lying unbeaten must number fewer than the cards in the defender's hand."
-        return self.open_count < self.hands[self.defender].bit_count()
+        elif self.open_count >= self.hands[self.defender].bit_count():
+            return "the defender holds no more cards than the unbeaten ones"
+        return None
 
     def _find_actor(self) -> int | None:
         """The one seat the position waits on, or None when the bout is over."""
@@ -236,7 +240,7 @@ class Game:
             return self.attacker
         if self.open_count and not self.taking and not self.rules.throw_in_before_beaten:
             return self.defender
-        if self._room():
+        if self._no_room() is None:
             passed, hands = self.passed, self.hands
             for seat in self.throwers:
                 if not passed >> seat & 1 and hands[seat]:
@@ -262,42 +266,55 @@ class Game:
             s = self.next_in(s)
         return tuple(seats)
 
-    def _can_transfer(self) -> bool:
-        """Seed 002: "a defender who has not beaten anything yet may pass the attack on by adding a card
-        of the same rank. The next player then defends against all of them, as long as they hold enough
-        cards to cover every one." """
-        if not self.rules.transfer or self.taking or self.open_count != len(self.attacks):
-            return False
+    def _no_transfer(self) -> str | None:
+        """Why the defender may not transfer now, or None when it may.  Seed 002: "a defender who has not
+        beaten anything yet may pass the attack on by adding a card of the same rank. The next player then
+        defends against all of them, as long as they hold enough cards to cover every one." """
+        if not self.rules.transfer:
+            return "these rules have no transfer"
+        if self.taking:
+            return "the defender has said take"
+        if self.open_count != len(self.attacks):
+            return "a transfer comes before beating anything, and a card is beaten"
         total = len(self.attacks) + 1
+        if total > self._cap():
+            return "the cap leaves no room for the transferring card"
         target = self.next_in(self.defender)
-        return total <= self._cap() and self.hands[target].bit_count() >= total
+        if self.hands[target].bit_count() < total:
+            return f"player {target} holds too few cards to cover {total} attacks"
+        return None
 
-    def legal_actions(self) -> list[int]:
-        """The legal action indices of the seat to act (empty once the game is over)."""
+    def _defending(self, seat: int) -> bool:
+        """Whether ``seat``, to act, answers as the defender (rather than leading or adding cards)."""
+        return seat == self.defender and self.open_count > 0 and not self.taking
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """The legal action indices of the seat to act (empty once the game is over); an immutable tuple,
+        computed once per position."""
         if self._legal is not None:
             return self._legal
         if self.result is not None:
-            self._legal = []
+            self._legal = ()
             return self._legal
         lay = self.layout
         slot = lay.slot_of
         seat = self.to_act
         hand = self.hands[seat]
-        if seat == self.defender:
-            target = self.attacks[len(self.attacks) - self.open_count]
+        if seat == self.defender and self.open_count and not self.taking:
             # Answer the earliest unbeaten attack first (seed 004: "the leftmost unbeaten pair first").
+            target = self.attacks[len(self.attacks) - self.open_count]
             acts = [lay.defend + slot[c] for c in cards_of(hand & BEATERS[self.trump][target])]
-            if self._can_transfer():
-                rank = RANK_MASKS[rank_of(self.attacks[0])]
-                acts += [lay.transfer + slot[c] for c in cards_of(hand & rank)]
+            if self._no_transfer() is None:
+                acts += [lay.transfer + slot[c] for c in cards_of(hand & RANK_MASK_OF[self.attacks[0]])]
             acts.append(lay.take)
         elif not self.attacks:
-            acts = [slot[c] for c in cards_of(hand)]
+            acts = [lay.attack + slot[c] for c in cards_of(hand)]
         else:
-            acts = [slot[c] for c in cards_of(hand & self.table_ranks)]
+            # The seat is asked only while there is room (_find_actor), so any card of a rank on the table goes.
+            acts = [lay.attack + slot[c] for c in cards_of(hand & self.table_ranks)]
             acts.append(lay.done)
-        self._legal = acts
-        return acts
+        self._legal = tuple(acts)
+        return self._legal
 
     # ----- playing ------------------------------------------------------------------------
 
@@ -307,13 +324,13 @@ class Game:
         legal = self.legal_actions()
         if seat is not None and (self.result is not None or seat != self.to_act):
             whose = "nobody's (the game is over)" if self.result is not None else f"player {self.to_act}'s"
-            raise IllegalAction(f"player {seat!r} tried {action!r} but it is {whose} turn", action, tuple(legal))
+            raise IllegalAction(f"player {seat!r} tried {action!r} but it is {whose} turn", action, legal)
         try:
             index = operator.index(action)
         except TypeError:
             index = None
         if index is None or isinstance(action, bool) or index not in legal:
-            raise IllegalAction(self._refusal(action), action, tuple(legal))
+            raise IllegalAction(self._refusal(action), action, legal)
         self.play_unchecked(index)
 
     def play_forced(self) -> list[tuple[int, int]]:
@@ -344,13 +361,12 @@ class Game:
                 # Seed 003: "A take ends the bout at once, and nothing more can be thrown in after it."
                 self._end_bout(took=True)
         else:
-            kind, slot = divmod(action, lay.deck_size)
-            card = lay.card_of[slot]
+            card = lay.card_of[action % lay.deck_size]
             bit = 1 << card
             self.hands[seat] &= ~bit
             self.known[seat] &= ~bit
-            self.table_ranks |= RANK_MASKS[card % 13]
-            if kind == 1:  # defend
+            self.table_ranks |= RANK_MASK_OF[card]
+            if lay.defend <= action < lay.transfer:
                 self.defences[len(self.attacks) - self.open_count] = card
                 self.open_count -= 1
                 if not self.open_count:
@@ -361,16 +377,26 @@ class Game:
                 self.defences.append(-1)
                 self.open_count += 1
                 self.passed = 0
-                if kind == 2:  # transfer: the defender becomes the attacker of the next seat
+                if action >= lay.transfer:  # the defender becomes the attacker of the next seat
                     self.attacker = seat
                     self.defender = self.next_in(seat)
                     self.limit = self.hands[self.defender].bit_count()
                     self.throwers = self._compute_throwers()
         self._advance()
 
-    def play(self, text: str) -> None:
-        """Play an action written as text ("attack 6D", "take")."""
-        self.step(encode_action(Action.parse(text), self.rules))
+    def why_not(self, action: Any) -> str | None:
+        """Why ``action`` is not legal here, in a few words; None when it is legal."""
+        if self.result is not None:
+            return "the game is over"
+        try:
+            if isinstance(action, bool):
+                raise ValueError("an action is an integer index, not true/false")
+            move = decode_action(action, self.rules)
+        except (ValueError, TypeError) as err:
+            return f"not an action of this layout ({err})"
+        if operator.index(action) in self.legal_actions():
+            return None
+        return self._why_not(move)
 
     def _refusal(self, action: Any) -> str:
         if self.result is not None:
@@ -386,31 +412,28 @@ class Game:
         return f"illegal action {action!r} [{tried}] for player {self.to_act}: {why}; legal: {legal}"
 
     def _why_not(self, move: Action) -> str:
-        """Why a well-formed move is not legal here, in a few words."""
+        """Why a well-formed move that is not in the legal set is refused: the first of the checks that build
+        the legal set (``legal_actions``) that it fails."""
         seat, kind, card = self.to_act, move.kind, move.card
-        defending = seat == self.defender and (self.open_count and not self.taking)
+        defending = self._defending(seat)
         if kind in ("defend", "transfer", "take") and not defending:
             return f"player {seat} is {'leading the attack' if not self.attacks else 'adding cards'}, not defending"
         if kind in ("attack", "done") and defending:
             return f"player {seat} is defending"
-        if kind == "done" and not self.attacks:
+        if kind == "done":
             return "the bout's first card must be played"
-        if card is not None and not self.hands[seat] >> card & 1:
+        if not self.hands[seat] >> card & 1:
             return f"player {seat} does not hold {card}"
         if kind == "attack":
-            if self.attacks and not RANK_MASKS[card.rank] & self.table_ranks:
+            if not RANK_MASK_OF[card] & self.table_ranks:
                 return f"no card of {card}'s rank is on the table"
-            return "the cap or the defender's hand leaves no room for another card"
+            return self._no_room() or "no room for another attack card"
         if kind == "transfer":
-            if not self.rules.transfer:
-                return "these rules have no transfer"
-            if card.rank != rank_of(self.attacks[0]):
-                return f"{card} is not of the attacking rank"
-            return "a transfer is allowed only before beating anything, with room, to a defender who can cover all"
-        if kind == "defend":
-            target = self.attacks[len(self.attacks) - self.open_count]
-            return f"{card} does not beat {CARDS[target]}, the card to answer"
-        return "not allowed here"
+            if self._no_transfer() is not None:
+                return self._no_transfer()
+            return f"{card} is not of the attacking rank"
+        target = self.attacks[len(self.attacks) - self.open_count]
+        return f"{card} does not beat {CARDS[target]}, the card to answer"
 
     def _advance(self) -> None:
         while self.result is None:
@@ -439,8 +462,8 @@ class Game:
         self.attacks, self.defences = [], []
         self.open_count = self.table_ranks = self.passed = 0
         self.taking = False
-        self._refill()
         self.bouts += 1
+        self.last_bout = BoutEnd(self.bouts, d, took, table, self._refill())
         if not self.stock:
             # Seed 000: "With the stock gone, a player who runs out of cards has gone out."
             group = tuple(s for s in range(self.n) if not self.out_mask >> s & 1 and not self.hands[s])
@@ -458,13 +481,15 @@ class Game:
             nxt = self.next_in(d) if took or self.out_mask >> d & 1 else d
             self._open_bout(nxt)
 
-    def _refill(self) -> None:
+    def _refill(self) -> tuple[int, ...]:
         """Seed 000: "draw back up to six cards from the stock: the attacker first, then everyone else
         in turn, and the defender last"; 001: "first the player who opened the bout and the defender last".
         After a transfer the seat that opened the bout can be the defender; the defender still draws
-        last, and the others draw clockwise from the seat after it (docs/rules.md, "Drawing")."""
+        last, and the others draw clockwise from the seat after it (docs/rules.md, "Drawing").
+        Returns the cards each seat drew."""
+        drew = [0] * self.n
         if not self.stock:
-            return
+            return tuple(drew)
         defender = self.defender
         first = self.opener if self.opener != defender else self.next_in(defender)
         order = [first]
@@ -484,6 +509,8 @@ class Game:
                 if card == self.trump_card:
                     self.known[seat] |= 1 << card  # the face-up card: everyone saw who took it
                 need -= 1
+                drew[seat] += 1
+        return tuple(drew)
 
     def _finish(self, remaining: list[int], capped: bool) -> None:
         n = self.n
@@ -537,7 +564,7 @@ class Game:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable snapshot; ``Game.from_dict`` continues it identically."""
-        names = lambda mask: [str(Card(c)) for c in cards_of(mask)]  # noqa: E731
+        names = lambda mask: [str(CARDS[c]) for c in cards_of(mask)]  # noqa: E731
         return {
             "rules": self.rules.to_dict(),
             "trump_suit": SUITS[self.trump],

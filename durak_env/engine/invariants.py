@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from .cards import deck_mask, mask_of
+from .cards import conservation_problem
 from .rules import PRESETS, Rules
 
 
@@ -22,14 +22,6 @@ class InvariantViolation(AssertionError):
 def _require(ok: bool, message: str) -> None:
     if not ok:
         raise InvariantViolation(message)
-
-
-def _where(game, cards: int) -> str:
-    """Where the cards of a doubly-placed set are, for the violation's message."""
-    places = [f"hand {s}" for s, h in enumerate(game.hands) if h & cards]
-    places += [name for name, m in (("discard", game.discard), ("stock", mask_of(game.stock)),
-                                    ("table", game.table_mask())) if m & cards]
-    return ", ".join(places)
 
 
 def bout_move_bound(rules: Rules) -> int:
@@ -43,15 +35,10 @@ def check_invariants(game) -> None:
     """Every card in exactly one place; counts, knowledge and the acting seat consistent."""
     rules, n = game.rules, game.n
     attacks, defences, stock = game.attacks, game.defences, game.stock
-    table = game.table_mask()
-    stock_mask = mask_of(stock)
-    seen = 0
-    for m in (*game.hands, game.discard, stock_mask, table):
-        if seen & m:
-            raise InvariantViolation(f"a card is in two places: {_where(game, seen & m)}")
-        seen |= m
-    _require(seen == deck_mask(rules.deck_size), "a card of the deck is nowhere")
-    _require(stock_mask.bit_count() == len(stock), "a card is twice in the stock")
+    problem = conservation_problem(rules.deck_size, [
+        *((f"hand {s}", h) for s, h in enumerate(game.hands)), ("discard", game.discard), ("stock", stock),
+        ("table", game.table_mask())])
+    _require(problem is None, problem or "")
     _require(len(attacks) == len(defences), "attacks and defences differ in length")
     _require(len(attacks) <= rules.max_attacks, "more attack cards than the cap allows")
     for s in range(n):
@@ -63,7 +50,7 @@ def check_invariants(game) -> None:
     if rules.max_bouts is not None:
         _require(game.bouts <= rules.max_bouts, "more bouts than the cap")
     if game.is_over:
-        _require(not game.legal_actions(), "a finished deal offers moves")
+        _require(game.legal_actions() == (), "a finished deal offers moves")
         check_result(game)
         return
     legal = game.legal_actions()

@@ -14,6 +14,7 @@ import random
 from typing import Callable
 
 from .game import Game, Result
+from .loop import MOVE_LIMIT, play, seated
 from .rules import Rules
 from .view import SeatView
 
@@ -66,8 +67,8 @@ class Match:
             raise ValueError(f"play() needs one policy per seat ({self.rules.num_players}), got {len(policies)}")
         while not self.over:
             game = self.next_deal()
-            while not game.is_over:
-                seat = game.to_act
-                game.step(policies[seat](game.view(seat)))
+            play(game, seated(policies))
+            if not game.is_over:
+                raise RuntimeError(f"deal {len(self.results) + 1} did not end within {MOVE_LIMIT:,} moves")
             self.record(game)
         return list(self.totals)

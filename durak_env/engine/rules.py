@@ -1,8 +1,8 @@
 """Every rule choice of a Durak variant, as one frozen, validated object.
 
-Rules are data: each preset below reproduces one of the rule references in
-``shared/seeds`` (000-004), and docs/rules.md lists every field with the
-sentence of the seed it comes from.  The engine reads these fields and
+Rules are data: each preset below reproduces one of the five rule references
+(seeds 000-004, which this project keeps beside the repository), and
+docs/rules.md lists every field with the sentence of the seed it comes from.  The engine reads these fields and
 nothing else; a variant is never a code edit.
 """
 
@@ -53,7 +53,10 @@ class Rules:
     before the defender picks up (001, 002)."""
     no_trump_lead: str = "seat_zero"
     """Who leads when nobody was dealt a trump: the deal's "first_seat" (000), "redeal" (002),
-    the seat "after_dealer" (003), or "seat_zero" (001, 004)."""
+    the seat "after_dealer" (003), or "seat_zero" (001, 004).  "first_seat" and "after_dealer" name the
+    same seat: a deal's first seat is the player after the dealer (the cards go out from it, and
+    ``Match`` deals the next deal from the seat after the fool, who deals); both are kept so each preset
+    says what its seed says."""
     open_discard: bool = True
     """Whether beaten cards are shown to everyone; False shows only their count (003)."""
     max_bouts: int | None = None
@@ -95,6 +98,21 @@ class Rules:
         if self.num_players == 6 and self.full_table_hand_size is not None:
             return self.full_table_hand_size
         return self.hand_size
+
+    def attack_cap(self, discard_count: int, bouts: int) -> int:
+        """Attack cards allowed in the current bout (002: "never more than six attacks in a bout, five until
+        the first discard"; 003: "Up to five cards may attack the first bout, six after that")."""
+        early = discard_count == 0 if self.early_ends == "first_discard" else bouts == 0
+        return self.max_attacks_early if early else self.max_attacks
+
+    def describe(self) -> str:
+        """These rules in a few words: the preset and table size they equal ("perevodnoy, 2 players"), or the
+        fields where they differ from the default."""
+        for name, (preset, _) in PRESETS.items():
+            if preset.replace(num_players=self.num_players) == self:
+                return f"{name}, {self.num_players} players"
+        default = Rules().to_dict()
+        return ", ".join(f"{k}={v}" for k, v in self.to_dict().items() if v != default[k])
 
     def replace(self, **changes: Any) -> "Rules":
         _check_keys(changes)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import BEATERS, SUITS, Card, deck
+from .cards import BEATERS, SUITS, Card, conservation_problem, deck, suit_of
 from .rules import Rules
 
 REQUIRED = ("rules", "trump_suit", "trump_card", "stock", "hands", "discard", "table", "attacker", "defender", "to_act", "out")
@@ -63,7 +63,7 @@ def load_snapshot(cls, data: Any):
         raise ValueError(f"snapshot trump_suit must be one of {', '.join(SUITS)}, got {data['trump_suit']!r}")
     trump = SUITS.index(data["trump_suit"])
     trump_card = _card(data["trump_card"], "trump_card", deck_cards)
-    if trump_card // 13 != trump:
+    if suit_of(trump_card) != trump:
         raise ValueError(f"snapshot trump_card {data['trump_card']} is not of the trump suit {data['trump_suit']}")
 
     stock = _cards(data["stock"], "stock", deck_cards)
@@ -83,15 +83,11 @@ def load_snapshot(cls, data: Any):
         attacks.append(_card(pair[0], f"table[{i}][0]", deck_cards))
         defences.append(-1 if pair[1] is None else _card(pair[1], f"table[{i}][1]", deck_cards))
 
-    everything = stock + [c for h in hands for c in h] + discard + attacks + [d for d in defences if d >= 0]
-    seen: set[int] = set()
-    for c in everything:
-        if c in seen:
-            raise ValueError(f"snapshot has {Card(c)} in more than one place")
-        seen.add(c)
-    if seen != deck_cards:
-        lost = ", ".join(str(Card(c)) for c in sorted(deck_cards - seen))
-        raise ValueError(f"snapshot does not account for every card: missing {lost}")
+    problem = conservation_problem(rules.deck_size, [
+        ("stock", stock), *((f"hands[{s}]", h) for s, h in enumerate(hands)), ("discard", discard),
+        ("table", attacks + [d for d in defences if d >= 0])])
+    if problem:
+        raise ValueError(f"snapshot: {problem}")
 
     # The table: beaten pairs first (answered leftmost first), each defence beating its attack.
     open_seen = False
@@ -160,29 +156,25 @@ def load_snapshot(cls, data: Any):
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise ValueError(f"snapshot bout_limit must be a count from 0, got {limit!r}")
 
-    game = cls.assemble(
-        rules, trump_card=trump_card, stock=list(reversed(stock)), hands=hand_masks, discard=_mask(discard),
-        known=known, out_groups=groups, attacks=attacks, defences=defences, attacker=attacker, defender=defender,
-        opener=_seat(data.get("opener", attacker), "opener", n), passed=_mask(_seat(s, "passed", n) for s in passed),
-        taking=taking, limit=limit, bouts=bouts, first_seat=_seat(data.get("first_seat", 0), "first_seat", n))
-    if over:
-        if attacks:
-            raise ValueError("snapshot of a finished game must have an empty table")
-        game._finish([s for s in range(n) if not out_mask >> s & 1], capped=False)
-        if data["to_act"] is not None:
-            raise ValueError("snapshot to_act must be null once the game is over")
-        return game
-    if capped:
-        if attacks or data["to_act"] is not None:
-            raise ValueError(f"snapshot has played {bouts} bouts; these rules end a deal at {rules.max_bouts}")
-        game._finish([s for s in range(n) if not out_mask >> s & 1], capped=True)
-        return game
-    if game.open_count > len(hands[defender]) and not taking:
+    if (over or capped) and attacks:
+        raise ValueError("snapshot of a finished deal must have an empty table")
+    if not over and not capped and not taking and defences.count(-1) > len(hands[defender]):
         raise ValueError("snapshot has more unbeaten cards than the defender holds")
-    actor = game._find_actor()
-    if actor is None:
-        raise ValueError("snapshot is between bouts (every card beaten and everyone passed); take it at a move")
+    opener = _seat(data.get("opener", attacker), "opener", n)
+    passed_mask = _mask(_seat(s, "passed", n) for s in passed)
+    first_seat = _seat(data.get("first_seat", 0), "first_seat", n)
+    try:
+        game = cls.assemble(
+            rules, trump_card=trump_card, stock=list(reversed(stock)), hands=hand_masks, discard=_mask(discard),
+            known=known, out_groups=groups, attacks=attacks, defences=defences, attacker=attacker,
+            defender=defender, opener=opener, passed=passed_mask, taking=taking, limit=limit, bouts=bouts,
+            first_seat=first_seat)
+    except ValueError as err:
+        raise ValueError(f"snapshot: {err}; take it at a move") from None
+    actor = None if game.is_over else game.to_act
     if data["to_act"] != actor:
+        if actor is None:
+            raise ValueError(f"snapshot to_act must be null: the deal is over after {bouts} bouts")
         raise ValueError(f"snapshot to_act is {data['to_act']!r} but the position waits on seat {actor}")
-    game.to_act = actor
     return game
+

@@ -18,11 +18,22 @@ _SEATS_OF = tuple(tuple(s for s in range(6) if mask >> s & 1) for mask in range(
 """Seat bitmask -> the seats in it (Rules allow at most six)."""
 
 
-def attack_cap(rules: Rules, discard_count: int, bouts: int) -> int:
-    """Attack cards allowed in the current bout (seed 002: "never more than six attacks in a bout, five until
-    the first discard"; seed 003: "Up to five cards may attack the first bout, six after that")."""
-    early = discard_count == 0 if rules.early_ends == "first_discard" else bouts == 0
-    return rules.max_attacks_early if early else rules.max_attacks
+class BoutEnd(NamedTuple):
+    """How the last bout ended, as everyone at the table saw it (for front ends and views)."""
+
+    bout: int
+    """The bout's number, from 1."""
+    defender: int
+    took: bool
+    """True when the defender picked the table up; False when it was beaten off to the discard."""
+    table_mask: int
+    """The cards that were on the table (picked up, or discarded), as a bitmask; ``cards`` lists them."""
+    drew: tuple[int, ...]
+    """Cards each seat drew from the stock afterwards."""
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return tuple(CARDS[c] for c in cards_of(self.table_mask))
 
 
 class SeatView(NamedTuple):
@@ -61,6 +72,8 @@ class SeatView(NamedTuple):
     first_seat: int
     legal_actions: tuple[int, ...]
     """The legal action indices when this seat is to act, else empty."""
+    last_bout: BoutEnd | None
+    """How the last bout ended (``BoutEnd``: beaten off or taken, the cards, who drew how many), or None."""
 
     @classmethod
     def of(cls, game, seat: int) -> "SeatView":
@@ -90,7 +103,8 @@ class SeatView(NamedTuple):
             _SEATS_OF[game.passed],
             game.bouts,
             game.first_seat,
-            tuple(game.legal_actions()) if to_act == seat else (),
+            game.legal_actions() if to_act == seat else (),
+            game.last_bout,
         )
 
     @property
@@ -115,4 +129,4 @@ class SeatView(NamedTuple):
         """Attack cards the cap still allows in this bout."""
         if self.is_over:
             return 0
-        return max(0, attack_cap(self.rules, self.discard_count, self.bouts) - len(self.table))
+        return max(0, self.rules.attack_cap(self.discard_count, self.bouts) - len(self.table))

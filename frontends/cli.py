@@ -1,4 +1,9 @@
-"""The ``durak`` command line.  Usage errors print one line and exit with status 2, never a traceback."""
+"""The ``durak`` command line.
+
+Usage errors print one line and exit with status 2, never a traceback; Ctrl-C stops
+quietly with status 130; a command whose optional packages are missing names the
+extra that installs them.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,17 @@ import sys
 import time
 from pathlib import Path
 
-from .engine.actions import decode_action
-from .engine.game import Game
-from .engine.render import render
-from .engine.rules import Rules
+from durak_env import __version__
+from durak_env.engine.actions import decode_action
+from durak_env.engine.game import Game
+from durak_env.engine.loop import play
+from durak_env.engine.render import describe_result, render
+from durak_env.engine.rules import Rules
+
+EXTRAS = {"torch": "train", "onnx": "train", "tensorboard": "train", "yaml": "train", "onnxruntime": "play",
+          "tqdm": "play", "openskill": "play", "matplotlib": "play", "starlette": "play", "uvicorn": "play",
+          "ray": "rllib"}
+"""Optional packages -> the extra of durak-env that installs them (pyproject.toml)."""
 
 
 class UsageError(Exception):
@@ -48,6 +60,34 @@ def add_rules_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a rules field, e.g. transfer=true")
 
 
+def seat_bots(specs: list[str] | None, rules: Rules, seat: int, seed: int | None, extra: dict | None = None):
+    """Bots for every seat but ``seat`` from ``--opponent`` (one for all, or one per other seat, in seat order),
+    with their names; ``extra`` maps names given by ``--bot NAME=PATH`` to files."""
+    from baselines import make_bot
+
+    n = rules.num_players
+    if not 0 <= seat < n:
+        raise UsageError(f"--seat must be from 0 to {n - 1}")
+    specs = specs or ["heuristic"]
+    if len(specs) not in (1, n - 1):
+        raise UsageError(f"give one --opponent for every other seat ({n - 1}), or one for all; got {len(specs)}")
+    others = [s for s in range(n) if s != seat]
+    named = dict(zip(others, specs * (n - 1) if len(specs) == 1 else specs))
+    bots, names = [None] * n, ["you"] * n
+    for s, spec in named.items():
+        spec = {"search": "search:medium"}.get(spec, spec)
+        try:
+            bots[s] = make_bot((extra or {}).get(spec, spec), seed=None if seed is None else seed + s, rules=rules)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        made_for = getattr(bots[s], "rules", None)
+        if made_for is not None and made_for != rules:
+            raise UsageError(f"{spec} was trained for {made_for.describe()}; this game is {rules.describe()}: "
+                             "pass --rules/--players/--set to match")
+        names[s] = spec
+    return bots, names
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     if args.show:
         rules = rules_from_args(argparse.Namespace(rules=args.show, players=None, set=None))
@@ -69,24 +109,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
         rng = random.Random(seed)
         print(f"=== game {g + 1}, seed {seed}, rules {args.rules} ({rules.num_players} players)")
         if not args.quiet:
-            print(render(game))
-        moves = 0
-        while not game.is_over:
-            seat = game.to_act
-            action = rng.choice(game.legal_actions())
-            game.step(action)
-            moves += 1
-            if not args.quiet:
-                print(f"player_{seat}: {decode_action(action, rules)}")
-        r = game.result
-        verdict = "a draw, nobody is the fool" if r.fool is None else f"player_{r.fool} is the fool"
-        print(f"result after {game.bouts} bouts and {moves} moves: {verdict}; places {list(r.placings)}")
+            print(render(game.view(game.to_act)))
+
+        def told(seat: int, action: int, forced: bool) -> None:
+            print(f"player_{seat}: {decode_action(action, rules)}")
+
+        moves = play(game, lambda gm: rng.choice(gm.legal_actions()), on_move=None if args.quiet else told)
+        verdict = describe_result(game.result) if game.result else "cut off by the move limit"
+        print(f"result after {game.bouts} bouts and {moves} moves: {verdict}")
     return 0
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """A tournament between bots (see baselines/evaluate.py)."""
-    from baselines.evaluate import evaluate, write_outputs
+    from baselines.evaluate import WorkerDied, evaluate, prepare_outputs, write_outputs
 
     rules = rules_from_args(args)
     if args.games < 1:
@@ -94,14 +130,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
     try:
+        prepare_outputs(args.json, args.csv, args.chart)
         report = evaluate(args.bots, rules, games=args.games, seed=args.seed, duplicate=not args.no_duplicate,
                           workers=args.workers, progress=not args.quiet)
+    except WorkerDied as err:
+        print(f"durak: {err}", file=sys.stderr)
+        return 1
     except ValueError as err:
         raise UsageError(str(err)) from None
     print(report.table())
     try:
         write_outputs(report, args.json, args.csv, args.chart)
-    except OSError as err:
+    except (OSError, ValueError) as err:
         raise UsageError(f"cannot write output: {err}") from None
     return 0
 
@@ -119,23 +159,17 @@ def cmd_train(args: argparse.Namespace) -> int:
                      if getattr(args, n) is not None] + (["--learners"] if args.learners else [])
     if args.backend == "torch" and rllib_options:
         raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
-    try:
-        if args.backend == "rllib":
-            from training import rllib_selfplay as backend
-        else:
-            from training import train as backend
-        from training.config import ConfigError, TrainConfig
-    except ImportError as err:
-        extra = ' (pip install -e ".[rllib]")' if args.backend == "rllib" else ""
-        raise UsageError(f"--backend {args.backend} needs the training packages{extra}: {err}") from None
+    from training.config import ConfigError, TrainConfig
+
     if args.resume:
         if args.backend == "rllib":
             raise UsageError("--resume applies to the torch backend; RLlib runs restart from their checkpoint folder")
+        from training.train import train_ppo
+
         try:
-            run = backend.train(resume=args.resume, progress=not args.quiet)
+            return _report_run(train_ppo(resume=args.resume, progress=not args.quiet))
         except (ConfigError, ValueError) as err:
             raise UsageError(str(err)) from None
-        return _report_run(run)
     if not args.config:
         raise UsageError("give --config FILE (e.g. configs/default.yaml)"
                          + (" or --resume RUN_DIR" if args.backend == "torch" else ""))
@@ -155,13 +189,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     prefix = "rllib-" if args.backend == "rllib" else ""
     run_dir = Path(args.run_dir or Path("runs") / f"{prefix}{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
     if args.backend == "torch":
+        from training.train import train_ppo
+
         try:
-            return _report_run(backend.train(cfg, run_dir=run_dir, progress=not args.quiet))
+            return _report_run(train_ppo(cfg, run_dir=run_dir, progress=not args.quiet))
         except (ConfigError, ValueError) as err:
             raise UsageError(str(err)) from None
-    history = backend.train(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
-                            envs_per_runner=args.envs_per_runner or 4, iterations=args.iterations,
-                            progress=not args.quiet)
+    from training.rllib_selfplay import train_rllib
+
+    history = train_rllib(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
+                          envs_per_runner=args.envs_per_runner or 4, iterations=args.iterations,
+                          progress=not args.quiet)
     print(f"{len(history)} iterations; RLlib checkpoint in {run_dir / 'checkpoint'}")
     return _report_run(run_dir)
 
@@ -187,18 +225,27 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .play import play_terminal
+    from .terminal import play_terminal
 
     rules = rules_from_args(args)
-    try:
-        return play_terminal(rules, args.opponent, seed=args.seed, seat=args.seat)
-    except ValueError as err:
-        raise UsageError(str(err)) from None
+    bots, names = seat_bots(args.opponent, rules, args.seat, args.seed)
+    if args.save:
+        from baselines.evaluate import prepare_outputs
+
+        try:
+            prepare_outputs(json_path=args.save)
+        except ValueError as err:
+            raise UsageError(str(err).replace("--json", "--save")) from None
+    return play_terminal(rules, bots, names, seed=args.seed, seat=args.seat, preset=args.rules, save=args.save)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from baselines import BOT_NAMES
+
+    bot_list = ", ".join(BOT_NAMES) + ", or an exported bot file"
     parser = _Parser(prog="durak", description="Durak: rules engine, environment, bots and training.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser.add_argument("--version", action="version", version=f"durak-env {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     p = sub.add_parser("rules", help="list the rules presets, or show one's fields")
     p.add_argument("--show", metavar="PRESET", help="print every field of a preset as JSON")
     p.set_defaults(func=cmd_rules)
@@ -208,17 +255,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="print only each game's result")
     p.set_defaults(func=cmd_demo)
-    p = sub.add_parser("eval", help="play bots against each other and report fool rates with 95% CIs")
-    p.add_argument("bots", nargs="+", help="bots: random, heuristic, easy[:share], search[:fast|medium|strong|N], "
-                                            "or an exported policy file")
+    p = sub.add_parser("eval", help="play bots against each other and report fool rates with 95%% confidence "
+                                    "intervals")
+    p.add_argument("bots", nargs="+", help=f"bots: {bot_list}")
     add_rules_args(p)
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole duplicate decks)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-duplicate", action="store_true", help="one game per deck, seats rotating between decks")
-    p.add_argument("--workers", type=int, help="processes (default: 2)")
+    p.add_argument("--workers", type=int, help="processes (default: the cores this process may use)")
     p.add_argument("--json", help="write the summary as JSON")
     p.add_argument("--csv", help="write one row per seat per game as CSV")
-    p.add_argument("--chart", help="write a PNG chart of fool rates")
+    p.add_argument("--chart", help="write a chart of fool rates (.png, .svg or .pdf)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("train", help="self-play PPO training (the main job)")
@@ -239,24 +286,40 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="export a checkpoint as a playable bot file")
     p.add_argument("checkpoint", help="a checkpoint file, or a run folder (its latest checkpoint)")
     p.add_argument("--format", choices=("onnx", "torchscript"), default="onnx")
-    p.add_argument("-o", "--output", required=True, help="the bot file to write")
+    p.add_argument("-o", "--output", required=True, help="the bot file to write (missing folders are made)")
     p.set_defaults(func=cmd_export)
     p = sub.add_parser("play", help="play against bots in the terminal")
     add_rules_args(p)
-    p.add_argument("--opponent", default="heuristic",
-                   help="heuristic, easy, search, random, trained (the shipped bot), or an exported bot file")
+    p.add_argument("--opponent", action="append", metavar="BOT",
+                   help=f"the bot at every other seat, or repeat it for each in seat order (default heuristic): "
+                        f"{bot_list}")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, help="fix the deal")
+    p.add_argument("--save", metavar="FILE", help="write the game record (JSON) when the game ends")
     p.set_defaults(func=cmd_play)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = None
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
         return args.func(args)
     except UsageError as err:
         print(f"durak: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except ModuleNotFoundError as err:
+        extra = EXTRAS.get((err.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"durak: error: this command needs {err.name}: pip install 'durak-env[{extra}]'", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from training.train import load_checkpoint, train
+from training.checkpoints import load_checkpoint
+from training.train import train_ppo
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "configs" / "tiny.yaml"  # 4 updates of 256 decisions, a checkpoint after each
@@ -22,7 +23,7 @@ def update(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)
     return real(*args, **kwargs)
 T.ppo_update = update
-T.train(TrainConfig.load(sys.argv[1]), run_dir=sys.argv[2], progress=False)
+T.train_ppo(TrainConfig.load(sys.argv[1]), run_dir=sys.argv[2], progress=False)
 """
 
 KILL_IN_CHECKPOINT = """
@@ -42,7 +43,7 @@ def save(obj, f, *args, **kwargs):
             os.kill(os.getpid(), signal.SIGKILL)
     return real(obj, f, *args, **kwargs)
 torch.save = save
-T.train(TrainConfig.load(sys.argv[1]), run_dir=sys.argv[2], progress=False)
+T.train_ppo(TrainConfig.load(sys.argv[1]), run_dir=sys.argv[2], progress=False)
 """
 
 
@@ -57,7 +58,7 @@ def test_sigkill_mid_update_resumes_from_the_last_checkpoint_and_finishes(tmp_pa
     run_and_kill(KILL_IN_UPDATE, run)
     assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 2
     assert not (run / "bot.onnx").exists()
-    train(resume=run, progress=False)
+    train_ppo(resume=run, progress=False)
     final = load_checkpoint(run / "checkpoints" / "latest.pt")
     assert final["update"] == 4 and final["global_step"] >= 1024
     assert (run / "bot.onnx").exists()
@@ -68,7 +69,7 @@ def test_sigkill_while_writing_a_checkpoint_leaves_the_previous_latest_intact(tm
     run_and_kill(KILL_IN_CHECKPOINT, run)
     assert (run / "checkpoints" / "latest.pt.tmp").exists()  # the torn write
     assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 1  # "latest" is the last whole one
-    proc = subprocess.run([sys.executable, "-m", "durak_env", "train", "--resume", str(run), "--quiet"],
+    proc = subprocess.run([sys.executable, "-m", "frontends", "train", "--resume", str(run), "--quiet"],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 4

@@ -1,0 +1,72 @@
+"""Training configs: the shipped ones are valid; a bad one is refused in one line naming the problem."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from frontends.cli import main
+from training.config import ConfigError, TrainConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_shipped_config_is_valid():
+    for path in (ROOT / "configs").glob("*.yaml"):
+        cfg = TrainConfig.load(path)
+        cfg.make_rules()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("total_step: 10\n", "unknown key 'total_step'"),
+    ("total_steps: -5\n", "total_steps must be an integer >= 1"),
+    ("learning_rate: fast\n", "learning_rate must be a number"),
+    ("hidden_sizes: []\n", "hidden_sizes"),
+    ("opponents: {robot: 1}\n", "unknown kind 'robot'"),
+    ("opponents: {heuristic: -1}\n", "opponents.heuristic"),
+    ("rules: {players: 3}\n", "rules: unknown rules field 'players'"),
+    ("rules: nosuch\n", "unknown rules preset"),
+    ("[1, 2\n", "not valid YAML"),
+    ("- 1\n", "expected a mapping"),
+])
+def test_bad_configs_get_one_clear_line(tmp_path, text, words, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=words.replace("[", r"\[")):
+        TrainConfig.load(path)
+    assert main(["train", "--config", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_config_file(capsys):
+    assert main(["train", "--config", "/nonexistent.yaml"]) == 2
+    assert "cannot read config" in capsys.readouterr().err
+
+
+def test_pretrain_teacher_is_validated(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("pretrain_games: 10\npretrain_teacher: grandmaster\n")
+    with pytest.raises(ConfigError, match="pretrain_teacher: unknown bot 'grandmaster'"):
+        TrainConfig.load(path)
+
+
+CONFIG_FIELDS = list(TrainConfig().to_dict())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.one_of(st.sampled_from(CONFIG_FIELDS), st.text(max_size=8)),
+                       st.one_of(st.integers(-5, 10**7), st.floats(allow_nan=True), st.none(), st.booleans(),
+                                 st.text(max_size=8), st.lists(st.integers(-2, 300), max_size=3),
+                                 st.dictionaries(st.text(max_size=6), st.floats(-1, 2), max_size=3)),
+                       max_size=4))
+def test_fuzzed_configs_are_valid_or_one_line_naming_the_problem(values):
+    try:
+        cfg = TrainConfig.from_dict(values)
+    except ConfigError as err:
+        text = str(err)
+        assert text and "\n" not in text
+        return
+    cfg.validate()
+    cfg.make_rules()

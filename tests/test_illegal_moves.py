@@ -1,0 +1,178 @@
+"""Illegal moves in every phase: refused with what was tried, why and what is legal, and nothing changes.
+
+The reason comes from the same checks that build the legal set (``Game.why_not``), so every refusal
+says which rule the move breaks; a legal move has no reason."""
+
+import random
+
+import numpy as np
+import pytest
+
+import durak_env
+from durak_env import Game, IllegalAction, Rules, encode_action
+from durak_env.engine.invariants import check_invariants, random_rules
+
+JUNK = [-1, -(10**9), 10**9, 2.5, "3", "attack 6D", None, True, False, [1], {"a": 1}, object()]
+
+
+def phases(game: Game) -> set[str]:
+    if game.is_over:
+        return {"over"}
+    out = {"full table"} if game.attacks and game._no_room() else set()  # no room: adding is over the cap
+    if game.to_act == game.defender and game.open_count and not game.taking:
+        return out | {"transfer" if game._no_transfer() is None else "defend"}
+    if game.taking:
+        return out | {"throw after take"}
+    return out | {"lead" if not game.attacks else "throw in"}
+
+
+def positions(count: int, seed: int = 0):
+    """Positions from random play over presets and random rules, each phase included."""
+    rng = random.Random(seed)
+    for k in range(count):
+        rules = random_rules(rng) if k % 2 else Rules.preset(rng.choice(list(Rules.presets())),
+                                                             transfer=rng.random() < 0.5)
+        game = Game(rules, seed=k)
+        while not game.is_over:
+            if rng.random() < 0.15:
+                yield game
+            game.step(rng.choice(game.legal_actions()))
+        yield game
+
+
+def test_every_illegal_action_in_every_phase_is_refused_and_changes_nothing():
+    seen_phases = set()
+    checked = 0
+    for game in positions(60):
+        seen_phases |= phases(game)
+        before = game.to_dict()
+        legal = game.legal_actions()
+        size = 3 * game.rules.deck_size + 2
+        for action in [a for a in range(size) if a not in legal] + JUNK:
+            with pytest.raises(IllegalAction) as err:
+                game.step(action)
+            text = str(err.value)
+            assert repr(action) in text or "game is over" in text
+            if not game.is_over:
+                assert "legal: " in text and "not allowed here" not in text
+                assert game.why_not(action) is not None
+            assert err.value.legal == legal
+            checked += 1
+        for action in legal:
+            assert game.why_not(action) is None
+        if not game.is_over:
+            other = (game.to_act + 1) % game.n
+            with pytest.raises(IllegalAction, match=f"player {other} tried .* it is player {game.to_act}'s turn"):
+                game.step(legal[0], seat=other)
+        assert game.to_dict() == before and game.legal_actions() == legal
+        check_invariants(game)
+    assert seen_phases >= {"lead", "throw in", "defend", "transfer", "throw after take", "full table", "over"}
+    assert checked > 50_000
+
+
+def test_each_kind_of_refusal_says_why():
+    game = Game(Rules.preset("podkidnoy"), seed=1)  # player 0 leads
+    rules = game.rules
+    not_held = next(c for c in ("6C", "7C", "8C", "9C", "10C", "6S", "7S") if c not in map(str, game.hand(0)))
+    cases = {
+        encode_action("take", rules): "leading the attack, not defending",
+        encode_action("done", rules): "the bout's first card must be played",
+        encode_action(f"attack {not_held}", rules): f"does not hold {not_held}",
+        encode_action("transfer 6D", rules): "not defending",
+    }
+    for action, words in cases.items():
+        with pytest.raises(IllegalAction, match=words):
+            game.step(action)
+        assert words in game.why_not(action)
+    game.step(game.legal_actions()[0])
+    while game.to_act != game.defender:
+        game.step(encode_action("done", rules))  # the throwers pass: the defender answers
+    d = game.defender
+    with pytest.raises(IllegalAction, match=f"player {d} is defending"):
+        game.step(encode_action("done", rules))
+    weak = next(c for c in game.hand(d) if encode_action(f"defend {c}", rules) not in game.legal_actions())
+    with pytest.raises(IllegalAction, match=f"{weak} does not beat {durak_env.Card(game.attacks[0])}"):
+        game.step(encode_action(f"defend {weak}", rules))
+    with pytest.raises(IllegalAction, match="these rules have no transfer"):
+        game.step(encode_action(f"transfer {game.hand(d)[0]}", rules))
+
+
+def test_transfer_refusals_name_the_condition_that_fails():
+    """Seed 002: "a defender who has not beaten anything yet may pass the attack on ... as long as they
+    hold enough cards to cover every one"; each condition refuses with its own reason."""
+    from helpers import act, position
+
+    rules = Rules.preset("perevodnoy", num_players=3)
+    short = position(rules, ["7H AS KS", "7S 8H QD JC", "9H"], "6C")  # seat 2 holds one card: cannot cover two
+    for move in ("attack 7H", "done", "done"):
+        act(short, move)
+    assert short.why_not(encode_action("transfer 7S", rules)) == "player 2 holds too few cards to cover 2 attacks"
+    beaten = position(rules, ["7H 7D AS", "7S 8H 8D QD", "9H 10S JD QS"], "6C")
+    for move in ("attack 7H", "attack 7D", "done", "done", "defend 8H"):
+        act(beaten, move)
+    assert "a card is beaten" in beaten.why_not(encode_action("transfer 7S", rules))
+    assert beaten.why_not(encode_action("transfer 8D", rules)) is not None
+
+
+def test_raw_env_refuses_illegal_actions_and_actions_after_the_end():
+    env = durak_env.raw_env()
+    env.reset(seed=2)
+    obs, *_ = env.last()
+    before = env.unwrapped.game.to_dict()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="legal"):
+        env.step(illegal)
+    assert env.unwrapped.game.to_dict() == before
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            with pytest.raises(ValueError, match="None"):
+                env.step(0)
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_illegal_action_on_raw_env_raises_and_changes_nothing():
+    env = durak_env.raw_env()
+    env.reset(seed=3)
+    before = env.game.to_dict()
+    agent = env.agent_selection
+    with pytest.raises(ValueError) as err:
+        env.step(encode_action("take", env.rules))  # nobody can take on an empty table
+    assert isinstance(err.value, IllegalAction)
+    assert "illegal action 108 [take]" in str(err.value) and "legal:" in str(err.value) and "attack" in str(err.value)
+    assert env.game.to_dict() == before and env.agent_selection == agent
+    for bad in (-1, 999, "3", 1.5):
+        with pytest.raises(ValueError):
+            env.step(bad)
+        assert env.game.to_dict() == before
+
+
+def test_illegal_action_on_wrapped_env_follows_pettingzoo():
+    env = durak_env.env()
+    env.reset(seed=3)
+    agent = env.agent_selection
+    env.step(encode_action("take", env.unwrapped.rules))
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1
+
+
+def test_game_stays_usable_after_refused_move():
+    game = Game(seed=1)
+    legal = game.legal_actions()
+    with pytest.raises(IllegalAction) as err:
+        game.step(encode_action("take", game.rules))
+    assert err.value.legal == legal
+    game.step(legal[0])
+
+
+def test_the_legal_set_cannot_be_corrupted_by_a_caller():
+    game = Game(seed=1)
+    legal = game.legal_actions()
+    assert isinstance(legal, tuple)
+    with pytest.raises(AttributeError):
+        legal.append(encode_action("take", game.rules))  # a list here would let a caller make take legal
+    with pytest.raises(IllegalAction):
+        game.step(encode_action("take", game.rules))
