@@ -27,6 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .engine.actions import layout_for
 from .engine.game import Game
@@ -108,8 +109,9 @@ class DurakEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._after_move([])
+        self.infos = {a: {"auto_played": []} for a in self.agents}
+        self._told = False
+        self._after_move()
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -119,18 +121,20 @@ class DurakEnv(AECEnv):
         self.game.step(action)  # raises IllegalAction (a ValueError) and changes nothing if illegal
         self.moves += 1
         self._cumulative_rewards[agent] = 0.0
-        self._after_move([])
+        self._after_move()
         if self.render_mode == "human":
             self.render()
 
-    def _after_move(self, auto: list) -> None:
+    def _after_move(self) -> None:
+        """Forced moves, the infos that report them, the end of the deal or the next agent."""
         game = self.game
-        if self.auto_play_forced:
-            forced = game.play_forced()
+        forced = game.play_forced() if self.auto_play_forced else ()
+        if forced or self._told:  # the infos change only when there is something (new) to report
             self.moves += len(forced)
-            auto += [(self.possible_agents[seat], action) for seat, action in forced]
-        for a in self.agents:
-            self.infos[a] = {"auto_played": list(auto)}
+            auto = [(self.possible_agents[seat], action) for seat, action in forced]
+            for a in self.agents:
+                self.infos[a] = {"auto_played": list(auto)}
+            self._told = bool(forced)
         if game.result is not None:
             for a, r in zip(self.possible_agents, game.result.rewards()):
                 self.rewards[a] = r
@@ -138,9 +142,7 @@ class DurakEnv(AECEnv):
             self._accumulate_rewards()
             self.agent_selection = self.agents[0]
             return
-        rewards = self.rewards
-        for a in rewards:
-            rewards[a] = 0.0
+        # Rewards stay 0 until the deal ends: nothing to clear here.
         if self.max_moves is not None and self.moves >= self.max_moves:
             # Without a bout cap a deal can cycle (every defender always taking); cut it off, nobody scores.
             for a in self.truncations:
@@ -149,10 +151,15 @@ class DurakEnv(AECEnv):
 
     # ----- what a seat sees ---------------------------------------------------------------
 
+    def last(self, observe: bool = True):
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        view = self.game.view(self._seat[agent])
+        seat, game = self._seat[agent], self.game
         # Fresh arrays each call: callers keep observations (replay buffers), so none is reused.
-        return {"observation": self.encoder.encode(view), "action_mask": self.encoder.mask(view)}
+        return {"observation": self.encoder.encode_game(game, seat), "action_mask": self.encoder.mask_game(game, seat)}
 
     def view(self, agent: str) -> SeatView:
         """The read-only view of ``agent``'s seat (for bots): the observation's information as Python objects."""
@@ -178,11 +185,58 @@ def raw_env(rules: Rules | dict | str | None = None, render_mode: str | None = N
     return DurakEnv(rules=rules, render_mode=render_mode, **kwargs)
 
 
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's classic wrapping in one layer: what ``TerminateIllegalWrapper(illegal_reward=-1)``,
+    ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` do stacked (an illegal action ends the game
+    with -1 for the seat that tried it, an action outside the space is an assertion, calls before
+    ``reset`` are refused), without three levels of attribute forwarding on every call.  It is an
+    ``OrderEnforcingWrapper``, so PettingZoo's checks and ``unwrapped`` see what they expect;
+    tests/test_env.py plays it against the three-wrapper stack move for move."""
+
+    def __init__(self, env: "DurakEnv", illegal_reward: float = -1):
+        super().__init__(env)
+        self._illegal_value = illegal_reward
+        self._terminated = False  # terminated by an illegal move
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def last(self, observe: bool = True):
+        raw = self.env
+        agent = raw.agent_selection
+        return (self.observe(agent) if observe else None, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
+
+    def step(self, action) -> None:
+        raw = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
+        if dead:
+            raw.step(action)
+        elif action not in raw.game.legal_actions() or isinstance(action, (bool, np.bool_)):
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = float(self._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
+
+
 def env(rules: Rules | dict | str | None = None, render_mode: str | None = None, **kwargs: Any):
-    """The environment wrapped as PettingZoo's classic games are: an illegal action ends the game
-    with -1 for the seat that tried it (TerminateIllegalWrapper)."""
-    e = raw_env(rules=rules, render_mode=render_mode, **kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The environment wrapped as PettingZoo's classic games are (``ClassicWrapper``): an illegal action ends
+    the game with -1 for the seat that tried it."""
+    return ClassicWrapper(raw_env(rules=rules, render_mode=render_mode, **kwargs), illegal_reward=-1)

@@ -33,6 +33,8 @@ that two positions differing only in hidden cards give identical vectors.
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from .engine.actions import layout_for
@@ -60,13 +62,15 @@ def observation_slices(rules: Rules) -> dict[str, slice]:
 
 
 class ObservationEncoder:
-    """Writes a seat's observation, read from its ``SeatView``, into a float32 array.
+    """Writes a seat's observation into a float32 array, read from its ``SeatView`` (``encode``, for bots)
+    or straight from the game for that seat (``encode_game``, for the environments; the same numbers,
+    which tests/test_information.py checks, and built only from what the seat can see).
 
-    The card planes and the trump-suit one-hot (everything before ``hand_sizes``)
-    are bitmasks: they are packed into one little-endian uint64 per plane,
-    unpacked to bits and gathered into place with one precomputed index, so a
-    whole observation costs a handful of numpy calls (``encode_many`` amortises
-    them over a batch).
+    Everything but the counts is bits: the card planes, the trump-suit one-hot and the seat flags
+    (out, attacker, defender, to_act, passed, taking) are packed into one little-endian uint64 per
+    plane and unpacked with one numpy call; the counts (hand sizes, stock, discard, room, bouts)
+    follow them, and one precomputed permutation gathers the whole observation into place.
+    ``encode_games`` does the same for a batch of games in as many numpy calls.
     """
 
     def __init__(self, rules: Rules):
@@ -74,71 +78,139 @@ class ObservationEncoder:
         self.slices = observation_slices(rules)
         self.size = next(reversed(self.slices.values())).stop
         self.num_actions = layout_for(rules.deck_size).size
-        n = rules.num_players
+        n = self.n = rules.num_players
+        sl = self.slices
         deck_ids = list(layout_for(rules.deck_size).card_of)
-        # Plane order: hand, table_open, table_beaten, table_defence, next_to_beat, discard, trump_card,
-        # trump suit (4 bits), then one plane per opponent; together they tile [0, hand_sizes.start).
+        # Planes: hand, table_open, table_beaten, table_defence, next_to_beat, discard, trump_card, trump suit
+        # (4 bits), one per opponent (known), and the seat flags: out, attacker, defender, to_act, passed at
+        # bits k*n + relative seat, then taking at bit 5n.
         sources = [p * 64 + c for p in range(7) for c in deck_ids] + [7 * 64 + k for k in range(4)]
         sources += [(8 + k) * 64 + c for k in range(n - 1) for c in deck_ids]
-        self._planes = 8 + (n - 1)
-        self._bit_source = np.array(sources, dtype=np.intp)
-        self._tail = self.slices["hand_sizes"].start
-        assert len(sources) == self._tail == self.slices["known"].stop
-        self._offsets = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
+        targets = list(range(sl["known"].stop))
+        flags = (7 + n) * 64
+        for k, name in enumerate(("out", "attacker", "defender", "to_act", "passed")):
+            sources += [flags + k * n + r for r in range(n)]
+            targets += list(range(sl[name].start, sl[name].stop))
+        sources.append(flags + 5 * n)
+        targets.append(sl["taking"].start)
+        self.planes = 8 + n
+        counts = list(range(sl["hand_sizes"].start, sl["hand_sizes"].stop))
+        counts += [sl[name].start for name in ("stock_size", "discard_count", "room", "bouts")]
+        assert sorted(targets + counts) == list(range(self.size)), "the planes and counts must tile the vector"
+        # The observation is gathered in one take from [unpacked plane bits ..., counts ...].
+        self._bits = 64 * self.planes
+        self._sources = self._bits + len(counts)
+        self._source = np.empty(self._sources, dtype=np.float32)
+        self._perm = np.empty(self.size, dtype=np.intp)
+        self._perm[targets] = sources
+        self._perm[counts] = self._bits + np.arange(len(counts))
+        full = (1 << n) - 1
+        self._rotate = [[((m >> seat) | (m << (n - seat))) & full for m in range(1 << n)] for seat in range(n)]
+        """_rotate[seat][absolute seat mask] -> the mask in seats relative to ``seat``."""
+        self._order = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
+        # _seat_bit[seat][k][s]: the flag bit of seat s (or 0 for -1, a finished deal) in the k-th one-hot
+        # (attacker, defender, to_act), relative to ``seat``.
+        self._seat_bit = [[{**{s: 1 << ((k + 1) * n + (s - seat) % n) for s in range(n)}, -1: 0} for k in range(3)]
+                          for seat in range(n)]
+        self._passed_at, self._taking_at = 4 * n, 5 * n
+        self._planes_struct = struct.Struct(f"<{self.planes}Q")
+        self._open_discard = rules.open_discard
+        self._d = float(rules.deck_size)
+        self._inv_bouts = 1.0 / rules.max_bouts if rules.max_bouts else 0.0
+        self._max_attacks = float(rules.max_attacks)
 
-    def _fields(self, view: SeatView) -> tuple[list[int], list[float]]:
-        """The plane bitmasks and the trailing scalars of ``view``'s observation."""
-        rules, d = self.rules, self.rules.deck_size
-        rel = self._offsets[view.seat]
+    def _pack(self, seat: int, hand: int, table, discard: int, trump_card: int, trump: int, known, counts,
+              out_mask: int, attacker: int, defender: int, to_act: int, passed: int, taking: bool, stock: int,
+              discard_count: int, room: int, bouts: int) -> tuple[bytes, list[float]]:
+        """The planes (packed little-endian uint64s) and counts (floats) of one observation, from what
+        ``seat`` can see.
+
+        ``table`` is (attack, defence or -1) pairs; ``attacker``, ``defender``, ``to_act`` are -1 when the
+        deal is over; ``counts`` starts as the hand sizes / D in seats relative to ``seat``; the masks are
+        by absolute seat."""
         open_mask = beaten_mask = defence_mask = next_mask = 0
-        for a, dc in view.table:
-            if dc is None:
+        for a, dc in table:
+            if dc < 0:
                 if not open_mask:
                     next_mask = 1 << a  # the earliest unbeaten attack
                 open_mask |= 1 << a
             else:
                 beaten_mask |= 1 << a
                 defence_mask |= 1 << dc
-        known = view.known_masks
-        masks = [view.hand_mask, open_mask, beaten_mask, defence_mask, next_mask, view.discard_mask or 0,
-                 1 << view.trump_card, 1 << view.trump_suit] + [known[r] for r in rel[1:]]
+        rot, bit = self._rotate[seat], self._seat_bit[seat]
+        order = self._order[seat]
+        flags = (rot[out_mask] | bit[0][attacker] | bit[1][defender] | bit[2][to_act] | rot[passed] << self._passed_at
+                 | taking << self._taking_at)
+        planes = self._planes_struct.pack(hand, open_mask, beaten_mask, defence_mask, next_mask, discard,
+                                          1 << trump_card, 1 << trump, *[known[s] for s in order[1:]], flags)
+        d = self._d
+        counts += [stock / d, discard_count / d, room / self._max_attacks, min(1.0, bouts * self._inv_bouts)]
+        return planes, counts
+
+    def _from_view(self, view: SeatView) -> tuple[bytes, list[float]]:
         over = view.is_over
-        sizes, out, passed = view.hand_sizes, view.out, view.passed
-        attacker = -1 if over else view.attacker
-        defender = -1 if over else view.defender
-        to_act = view.to_act
-        tail = [sizes[r] / d for r in rel]
-        tail += [float(r in out) for r in rel]
-        tail += [float(r == attacker) for r in rel]
-        tail += [float(r == defender) for r in rel]
-        tail += [float(r == to_act) for r in rel]
-        tail += [float(r in passed) for r in rel]
-        tail += [view.stock_size / d, view.discard_count / d, float(view.taking), view.room / rules.max_attacks,
-                 min(1.0, view.bouts / rules.max_bouts) if rules.max_bouts else 0.0]
-        return masks, tail
+        return self._pack(
+            view.seat, view.hand_mask, [(a, -1 if b is None else b) for a, b in view.table], view.discard_mask or 0,
+            view.trump_card, view.trump_suit, view.known_masks,
+            [view.hand_sizes[s] / self._d for s in self._order[view.seat]], sum(1 << s for s in view.out),
+            -1 if over else view.attacker, -1 if over else view.defender, -1 if over else view.to_act,
+            sum(1 << s for s in view.passed), view.taking, view.stock_size, view.discard_count, view.room,
+            view.bouts)
+
+    def _from_game(self, game, seat: int) -> tuple[bytes, list[float]]:
+        """What ``game.view(seat)`` would hold, read without building the view: the seat's own hand, the
+        discard only where the rules show it, the cards each seat was seen picking up."""
+        over = game.result is not None
+        hands, d = game.hands, self._d
+        return self._pack(
+            seat, hands[seat], zip(game.attacks, game.defences), game.discard if self._open_discard else 0,
+            game.trump_card, game.trump, game.known, [hands[s].bit_count() / d for s in self._order[seat]],
+            game.out_mask,
+            -1 if over else game.attacker, -1 if over else game.defender, -1 if over else game.to_act,
+            game.passed, game.taking, len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
+
+    def _write_one(self, fields: tuple[bytes, list[float]], out: np.ndarray | None) -> np.ndarray:
+        planes, counts = fields
+        source = self._source  # reused: what leaves is the gathered copy
+        source[:self._bits] = np.unpackbits(np.frombuffer(planes, dtype=np.uint8), bitorder="little")
+        source[self._bits:] = counts
+        if out is None:
+            return source[self._perm]
+        np.take(source, self._perm, out=out)
+        return out
+
+    def _write_many(self, fields: list[tuple[bytes, list[float]]], out: np.ndarray) -> np.ndarray:
+        source = np.empty((len(fields), self._sources), dtype=np.float32)
+        planes = np.frombuffer(b"".join([p for p, _ in fields]), dtype=np.uint8).reshape(len(fields), -1)
+        source[:, :self._bits] = np.unpackbits(planes, axis=1, bitorder="little")
+        source[:, self._bits:] = [c for _, c in fields]
+        np.take(source, self._perm, axis=1, out=out)
+        return out
 
     def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
         """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""
+        return self._write_one(self._from_view(view), out)
+
+    def encode_game(self, game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Write ``seat``'s observation of ``game`` into ``out``: the same numbers as ``encode(game.view(seat))``."""
+        planes, counts = self._from_game(game, seat)
+        source = self._source  # reused: what leaves is the gathered copy
+        source[:self._bits] = np.unpackbits(np.frombuffer(planes, dtype=np.uint8), bitorder="little")
+        source[self._bits:] = counts
         if out is None:
-            out = np.empty(self.size, dtype=np.float32)
-        masks, tail = self._fields(view)
-        bits = np.unpackbits(np.array(masks, dtype="<u8").view(np.uint8), bitorder="little")
-        out[:self._tail] = bits[self._bit_source]
-        out[self._tail:] = tail
+            return source[self._perm]
+        np.take(source, self._perm, out=out)
         return out
 
     def encode_many(self, views, out: np.ndarray | None = None) -> np.ndarray:
         """Write one observation per view into the rows of ``out`` (shape ``(len(views), size)``)."""
         if out is None:
             out = np.empty((len(views), self.size), dtype=np.float32)
-        if not len(views):
-            return out
-        fields = [self._fields(v) for v in views]
-        masks = np.array([m for m, _ in fields], dtype="<u8")
-        bits = np.unpackbits(masks.view(np.uint8).reshape(len(views), -1), axis=1, bitorder="little")
-        out[:, :self._tail] = bits[:, self._bit_source]
-        out[:, self._tail:] = [t for _, t in fields]
-        return out
+        return self._write_many([self._from_view(v) for v in views], out) if len(views) else out
+
+    def encode_games(self, games, seats, out: np.ndarray) -> np.ndarray:
+        """Row i of ``out`` becomes ``seats[i]``'s observation of ``games[i]``."""
+        return self._write_many([self._from_game(g, s) for g, s in zip(games, seats)], out) if len(games) else out
 
     def mask(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
         """The int8 legal-action mask: all zero unless the view's seat is to act."""
@@ -148,3 +220,11 @@ class ObservationEncoder:
             out[:] = 0
         out[list(view.legal_actions)] = 1
         return out
+
+    def mask_game(self, game, seat: int) -> np.ndarray:
+        """``mask(game.view(seat))`` without building the view (a fresh array: callers keep masks)."""
+        mask = bytearray(self.num_actions)
+        if seat == game.to_act and game.result is None:
+            for action in game.legal_actions():
+                mask[action] = 1
+        return np.frombuffer(mask, dtype=np.int8)

@@ -180,3 +180,49 @@ def test_view_matches_the_engine():
     assert env.view(other).legal_actions == ()
     with pytest.raises(Exception):
         view.seat = 3  # read-only
+
+
+def three_wrappers(rules):
+    from pettingzoo.utils import wrappers
+
+    e = wrappers.TerminateIllegalWrapper(durak_env.raw_env(rules), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_one_layer_wrapper_behaves_as_pettingzoos_three(seed):
+    """durak_env.env() is one ClassicWrapper; step for step it matches TerminateIllegalWrapper +
+    AssertOutOfBoundsWrapper + OrderEnforcingWrapper, illegal moves and moves after the end included."""
+    from durak_env.environment import ClassicWrapper
+
+    rules = Rules.preset("perevodnoy", num_players=3)
+    ours, theirs = durak_env.env(rules), three_wrappers(rules)
+    assert isinstance(ours, ClassicWrapper)
+    rng = np.random.default_rng(seed)
+    for env in (ours, theirs):
+        env.reset(seed=seed)
+    trace = {id(ours): [], id(theirs): []}
+    illegal_at = int(rng.integers(5, 60)) if seed % 2 else -1
+    for step in range(5000):
+        actions = None
+        for env in (ours, theirs):
+            if not env.agents:
+                continue
+            obs, reward, term, trunc, info = env.last()
+            trace[id(env)].append((env.agent_selection, obs["observation"].tobytes(), reward, term, trunc,
+                                   dict(env.rewards), sorted(env.agents)))
+            if actions is None:
+                mask = obs["action_mask"]
+                legal, illegal = np.flatnonzero(mask), np.flatnonzero(mask == 0)
+                actions = None if term or trunc else int(illegal[0] if step == illegal_at else rng.choice(legal))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                env.step(actions)
+        assert trace[id(ours)] == trace[id(theirs)]
+        if not ours.agents:
+            break
+    assert not ours.agents and not theirs.agents
+    with pytest.raises(AssertionError, match="action space"):
+        fresh = durak_env.env(rules)
+        fresh.reset(seed=1)
+        fresh.step(10_000)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .cards import Card, deck
+from .cards import LOWEST_RANK, NUM_RANKS, Card, deck
 from .rules import Rules
 
 LAYOUT_VERSION = 1
@@ -41,6 +41,27 @@ class Layout:
     done: int = 0
     size: int = 0
     """The offsets (see the module docstring), plain attributes because the engine reads them on every move."""
+
+
+    def actions_of(self, offset: int, mask: int) -> tuple[int, ...]:
+        """``offset`` plus the slot of every card in ``mask`` (a set of card ids), lowest card first: how the
+        engine lists legal moves.  Read from per-suit tables (one lookup per suit) built on first use."""
+        t = _suit_tables(self.deck_size, offset)
+        low, width = t[4]
+        return (t[0][mask >> low & width] + t[1][mask >> (13 + low) & width] + t[2][mask >> (26 + low) & width]
+                + t[3][mask >> (39 + low) & width])
+
+
+@lru_cache(maxsize=None)
+def _suit_tables(deck_size: int, offset: int) -> tuple:
+    """For each suit, every set of its ranks in the deck -> the action indices ``offset + slot``; then the
+    lowest rank and the rank mask's width, to cut a card set into the four suit chunks."""
+    lay = layout_for(deck_size)
+    low = LOWEST_RANK[deck_size]
+    ranks = NUM_RANKS - low
+    tables = tuple(tuple(tuple(offset + lay.slot_of[suit * NUM_RANKS + low + r] for r in range(ranks) if m >> r & 1)
+                         for m in range(1 << ranks)) for suit in range(4))
+    return (*tables, (low, (1 << ranks) - 1))
 
 
 @lru_cache(maxsize=None)

@@ -75,7 +75,7 @@ class Game:
         "rules", "n", "layout", "trump", "trump_card", "stock", "hands", "discard",
         "attacks", "defences", "open_count", "table_ranks", "attacker", "defender",
         "opener", "passed", "taking", "limit", "bouts", "known", "out_groups",
-        "out_mask", "first_seat", "to_act", "result", "throwers", "last_bout", "_legal",
+        "out_mask", "first_seat", "to_act", "result", "throwers", "last_bout", "cap", "_legal",
     )
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, first_seat: int = 0):
@@ -122,6 +122,7 @@ class Game:
             g.table_ranks |= RANK_MASK_OF[c]
         g.attacker, g.defender, g.opener = attacker, defender, opener
         g.passed, g.taking, g.limit = passed, taking, limit
+        g.cap = rules.attack_cap(discard.bit_count(), bouts)
         g._legal = None
         g.to_act = -1
         remaining = [s for s in range(g.n) if not g.out_mask >> s & 1]
@@ -195,7 +196,13 @@ class Game:
 
     def table_mask(self) -> int:
         """The cards on the table, attacks and beating cards."""
-        return mask_of(self.attacks) | mask_of(d for d in self.defences if d >= 0)
+        mask = 0
+        for c in self.attacks:
+            mask |= 1 << c
+        for c in self.defences:
+            if c >= 0:
+                mask |= 1 << c
+        return mask
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
@@ -217,13 +224,14 @@ class Game:
                 return s
         return seat
 
-    def _cap(self) -> int:
-        return self.rules.attack_cap(self.discard.bit_count(), self.bouts)
+    def room(self) -> int:
+        """Attack cards the cap still allows in this bout (0 once the deal is over)."""
+        return 0 if self.result is not None else max(0, self.cap - len(self.attacks))
 
     def _no_room(self) -> str | None:
         """Why one more attack card may not land, or None when it may (seed 004's first two tests for adding)."""
         total = len(self.attacks)
-        if total >= self._cap():
+        if total >= self.cap:
             return "the bout already holds as many attack cards as the cap allows"
         if self.rules.defender_limit == "bout_start":
             # Seed 000: "never more than the number of cards the defender held when the bout began".
@@ -277,7 +285,7 @@ class Game:
         if self.open_count != len(self.attacks):
             return "a transfer comes before beating anything, and a card is beaten"
         total = len(self.attacks) + 1
-        if total > self._cap():
+        if total > self.cap:
             return "the cap leaves no room for the transferring card"
         target = self.next_in(self.defender)
         if self.hands[target].bit_count() < total:
@@ -297,24 +305,22 @@ class Game:
             self._legal = ()
             return self._legal
         lay = self.layout
-        slot = lay.slot_of
         seat = self.to_act
         hand = self.hands[seat]
         if seat == self.defender and self.open_count and not self.taking:
             # Answer the earliest unbeaten attack first (seed 004: "the leftmost unbeaten pair first").
             target = self.attacks[len(self.attacks) - self.open_count]
-            acts = [lay.defend + slot[c] for c in cards_of(hand & BEATERS[self.trump][target])]
+            acts = lay.actions_of(lay.defend, hand & BEATERS[self.trump][target])
             if self._no_transfer() is None:
-                acts += [lay.transfer + slot[c] for c in cards_of(hand & RANK_MASK_OF[self.attacks[0]])]
-            acts.append(lay.take)
+                acts += lay.actions_of(lay.transfer, hand & RANK_MASK_OF[self.attacks[0]])
+            acts += (lay.take,)
         elif not self.attacks:
-            acts = [lay.attack + slot[c] for c in cards_of(hand)]
+            acts = lay.actions_of(lay.attack, hand)
         else:
             # The seat is asked only while there is room (_find_actor), so any card of a rank on the table goes.
-            acts = [lay.attack + slot[c] for c in cards_of(hand & self.table_ranks)]
-            acts.append(lay.done)
-        self._legal = tuple(acts)
-        return self._legal
+            acts = lay.actions_of(lay.attack, hand & self.table_ranks) + (lay.done,)
+        self._legal = acts
+        return acts
 
     # ----- playing ------------------------------------------------------------------------
 
@@ -444,6 +450,8 @@ class Game:
             self._end_bout(took=self.taking)
 
     def _open_bout(self, attacker: int) -> None:
+        # The cap changes only between bouts (with the discard and the bout count): fixed here for the bout.
+        self.cap = self.rules.attack_cap(self.discard.bit_count(), self.bouts)
         self.attacker = self.opener = attacker
         self.defender = self.next_in(attacker)
         self.limit = self.hands[self.defender].bit_count()
@@ -471,11 +479,10 @@ class Game:
                 self.out_groups.append(group)
                 for s in group:
                     self.out_mask |= 1 << s
-        remaining = [s for s in range(self.n) if not self.out_mask >> s & 1]
-        if len(remaining) <= 1:
-            self._finish(remaining, capped=False)
+        if self.n - self.out_mask.bit_count() <= 1:
+            self._finish([s for s in range(self.n) if not self.out_mask >> s & 1], capped=False)
         elif self.rules.max_bouts is not None and self.bouts >= self.rules.max_bouts:
-            self._finish(remaining, capped=True)
+            self._finish([s for s in range(self.n) if not self.out_mask >> s & 1], capped=True)
         else:
             # Seed 000: the defender who held attacks next; one who took "forfeit[s] their turn to attack".
             nxt = self.next_in(d) if took or self.out_mask >> d & 1 else d
