@@ -118,6 +118,14 @@ class ObservationEncoder:
         self._d = float(rules.deck_size)
         self._inv_bouts = 1.0 / rules.max_bouts if rules.max_bouts else 0.0
         self._max_attacks = float(rules.max_attacks)
+        names = ["seat", "hand", "open", "beaten", "defence", "next", "discard", "trump_card", "trump", "known"]
+        names += [f"known{s}" for s in range(1, n)] + ["sizes"] + [f"sizes{s}" for s in range(1, n)]
+        names += ["out", "attacker", "defender", "to_act", "passed", "taking", "stock", "discard_count", "room", "bouts"]
+        self._col = {name: i for i, name in enumerate(names)}
+        """Columns of ``_raw``'s tuple, for ``encode_games``."""
+        self._arange_n = np.arange(n)
+        self._head = sl["known"].stop
+        self._head_source = np.array(sources[:self._head], dtype=np.intp)
 
     def _pack(self, seat: int, hand: int, table, discard: int, trump_card: int, trump: int, known, counts,
               out_mask: int, attacker: int, defender: int, to_act: int, passed: int, taking: bool, stock: int,
@@ -209,8 +217,57 @@ class ObservationEncoder:
         return self._write_many([self._from_view(v) for v in views], out) if len(views) else out
 
     def encode_games(self, games, seats, out: np.ndarray) -> np.ndarray:
-        """Row i of ``out`` becomes ``seats[i]``'s observation of ``games[i]``."""
-        return self._write_many([self._from_game(g, s) for g, s in zip(games, seats)], out) if len(games) else out
+        """Row i of ``out`` becomes ``seats[i]``'s observation of ``games[i]``: the same numbers as
+        ``encode_game``, computed for the whole batch at once.
+
+        Per game, Python collects the raw facts the seat can see (``_raw``); numpy turns them into the
+        observation for every row together: the planes unpacked in one call, the seats rotated to the
+        observer, the one-hots and the counts as whole columns."""
+        if not len(games):
+            return out
+        raw = np.array([self._raw(g, s) for g, s in zip(games, seats)], dtype=np.int64)
+        n, c = self.n, self._col
+        rows = len(games)
+        seat = raw[:, :1]
+        rel = (seat + self._arange_n) % n  # relative seat r -> absolute seat
+        planes = np.empty((rows, 8 + n - 1), dtype=np.int64)
+        planes[:, :6] = raw[:, c["hand"]:c["hand"] + 6]
+        planes[:, 6] = np.left_shift(1, raw[:, c["trump_card"]])
+        planes[:, 7] = np.left_shift(1, raw[:, c["trump"]])
+        planes[:, 8:] = np.take_along_axis(raw[:, c["known"]:c["known"] + n], rel[:, 1:], axis=1)
+        bits = np.unpackbits(planes.view(np.uint8).reshape(rows, -1), axis=1, bitorder="little")
+        sl = self.slices
+        out[:, :self._head] = bits[:, self._head_source]
+        out[:, sl["hand_sizes"]] = np.take_along_axis(raw[:, c["sizes"]:c["sizes"] + n], rel, axis=1) / self._d
+        out[:, sl["out"]] = raw[:, c["out"]:c["out"] + 1] >> rel & 1
+        for name in ("attacker", "defender", "to_act"):
+            out[:, sl[name]] = rel == raw[:, c[name]:c[name] + 1]  # -1 (a finished deal) matches no seat
+        out[:, sl["passed"]] = raw[:, c["passed"]:c["passed"] + 1] >> rel & 1
+        out[:, sl["taking"].start] = raw[:, c["taking"]]
+        out[:, sl["stock_size"].start] = raw[:, c["stock"]] / self._d
+        out[:, sl["discard_count"].start] = raw[:, c["discard_count"]] / self._d
+        out[:, sl["room"].start] = raw[:, c["room"]] / self._max_attacks
+        out[:, sl["bouts"].start] = np.minimum(1.0, raw[:, c["bouts"]] * self._inv_bouts)
+        return out
+
+    def _raw(self, game, seat: int) -> tuple:
+        """The facts of ``seat``'s observation of ``game`` as ints (``_col`` names the columns): what
+        ``_from_game`` reads, before any rotation or scaling."""
+        open_mask = beaten_mask = defence_mask = next_mask = 0
+        for a, dc in zip(game.attacks, game.defences):
+            if dc < 0:
+                if not open_mask:
+                    next_mask = 1 << a
+                open_mask |= 1 << a
+            else:
+                beaten_mask |= 1 << a
+                defence_mask |= 1 << dc
+        over = game.result is not None
+        return (seat, game.hands[seat], open_mask, beaten_mask, defence_mask, next_mask,
+                game.discard if self._open_discard else 0, game.trump_card, game.trump, *game.known,
+                *[h.bit_count() for h in game.hands], game.out_mask, -1 if over else game.attacker,
+                -1 if over else game.defender, -1 if over else game.to_act, game.passed, game.taking,
+                len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
 
     def mask(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
         """The int8 legal-action mask: all zero unless the view's seat is to act."""

@@ -49,7 +49,9 @@ class ActionProbabilities(nn.Module):
 
 
 def sample_masked(logits: torch.Tensor, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sample from masked logits; returns actions and their log-probabilities."""
-    logp_all = torch.log_softmax(logits, dim=-1)
-    actions = torch.multinomial(logp_all.exp(), 1, generator=generator).squeeze(-1)
-    return actions, logp_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    """Sample from masked logits; returns actions and their log-probabilities.  (Probabilities come from
+    softmax, not from exponentiating log-probabilities: exp of the masked entries' huge negative logs takes
+    the CPU's slow underflow path.)"""
+    actions = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator).squeeze(-1)
+    logp = torch.log_softmax(logits, dim=-1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    return actions, logp

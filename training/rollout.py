@@ -1,30 +1,33 @@
-"""Self-play rollouts: a batch of AEC environments stepping together, in one or more processes.
+"""Self-play rollouts: many deals stepped as one batch (``durak_env.vector.VectorGames``), in one or more
+processes.
 
-Each game seats the current policy in one random seat (the learner); every other
-seat is, by the configured shares, the current policy too (self-play: it learns
-from those seats as well), a past snapshot from the pool, or a baseline bot.
-Decisions of the current policy are batched across games into one forward pass.
-A seat's trajectory is its own decisions; the deal's reward arrives at its last one.
-Trajectories still running when a rollout ends carry over into the next.
+Each deal seats the current policy in one random seat (the learner); every other seat is, by the
+configured shares, the current policy too (self-play: it learns from those seats as well), a past
+snapshot from the pool, or a baseline bot (handed the seat's view).  Every step, the pending decision
+of every deal comes out of the vector core at once; the current policy's decisions are one forward
+pass, each pool snapshot's another.  A seat's trajectory is its own decisions; the deal's reward
+arrives at its last one.  Trajectories still running when a collection ends carry over into the next.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import random
+import signal
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot
-from durak_env.environment import DurakEnv
 from durak_env.engine.rules import Rules
+from durak_env.vector import VectorGames
 
 from .config import TrainConfig
 from .policy import PolicyNet, sample_masked
 
 LEARN = "self"
+FIELDS = ("obs", "mask", "action", "logp", "value")
 
 
 @dataclass
@@ -52,16 +55,16 @@ class Batch:
 
 
 class RolloutWorker:
-    """Owns ``num_envs`` games and plays them with the latest weights it is sent."""
+    """Owns ``num_envs`` deals and plays them with the latest weights it is sent."""
 
     def __init__(self, cfg: TrainConfig, rules: Rules, seed: int):
         torch.set_num_threads(1)
         self.cfg, self.rules = cfg, rules
         self.rng = random.Random(seed)
         self.torch_rng = torch.Generator().manual_seed(seed)
-        self.envs = [DurakEnv(rules) for _ in range(cfg.num_envs)]
-        probe = self.envs[0]
-        self.obs_size, self.num_actions = probe.encoder.size, probe.layout.size
+        self.vec = VectorGames(rules, cfg.num_envs)
+        self.vec.reset(seed=self.rng.getrandbits(62))
+        self.obs_size, self.num_actions = self.vec.encoder.size, self.vec.num_actions
         self.policy = PolicyNet(self.obs_size, self.num_actions, cfg.hidden_sizes)
         self.pool: list[PolicyNet] = []
         self.pool_version = -1
@@ -69,14 +72,17 @@ class RolloutWorker:
                      "search": SearchBot(seed, level="fast")}
         kinds = list(cfg.opponents)
         self.kinds, self.shares = kinds, [cfg.opponents[k] for k in kinds]
-        self.controllers: list[list[tuple]] = [[] for _ in self.envs]
-        self.pending: list[list[list]] = [[[] for _ in range(rules.num_players)] for _ in self.envs]
-        for e in range(len(self.envs)):
-            self._new_game(e)
+        n = rules.num_players
+        self.controllers: list[list[tuple]] = [[] for _ in range(cfg.num_envs)]
+        self.learner = [0] * cfg.num_envs
+        self.pending: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(cfg.num_envs)]
+        self.carry: dict[str, np.ndarray] | None = None  # decisions of trajectories still running
+        self.start_moves = [0] * cfg.num_envs
+        for i in range(cfg.num_envs):
+            self._seat_players(i)
 
-    def _new_game(self, e: int) -> None:
-        env = self.envs[e]
-        env.reset(seed=self.rng.getrandbits(63))
+    def _seat_players(self, i: int) -> None:
+        """Who plays each seat of the deal now in slot i: the learner at a random seat, the rest by the shares."""
         n = self.rules.num_players
         learner = self.rng.randrange(n)
         seats = []
@@ -85,8 +91,8 @@ class RolloutWorker:
             if kind == "pool":
                 kind = ("pool", self.rng.randrange(len(self.pool))) if self.pool else LEARN
             seats.append(kind if isinstance(kind, tuple) else (kind,))
-        self.controllers[e] = seats
-        self.pending[e] = [[] for _ in range(n)]
+        self.controllers[i], self.learner[i] = seats, learner
+        self.pending[i] = [[] for _ in range(n)]
 
     def set_weights(self, state: dict, pool_states: list[dict] | None, pool_version: int) -> None:
         self.policy.load_state_dict(state)
@@ -99,84 +105,102 @@ class RolloutWorker:
             self.pool_version = pool_version
 
     def collect(self, steps: int) -> Batch:
-        out = {k: [] for k in ("obs", "mask", "action", "logp", "value", "advantage", "ret")}
-        collected = games = 0
+        """Play until ``steps`` decisions of finished learner trajectories are gathered."""
+        vec, games = self.vec, self.vec.games
+        chunks = [self.carry] if self.carry is not None else []
+        stored = len(self.carry["action"]) if self.carry is not None else 0
+        finished: list[tuple[list[int], float]] = []
+        collected = game_count = 0
         learner_rewards: list[float] = []
         game_moves: list[int] = []
-        envs, encoder = self.envs, self.envs[0].encoder
-        steps_before = sum(env.moves for env in envs)
+        played = vec.played
+        actions = np.zeros(vec.num_envs, dtype=np.int64)
+        groups = self._groups()
         while collected < steps:
-            groups: dict[tuple, list[int]] = {}
-            for e, env in enumerate(envs):
-                groups.setdefault(self.controllers[e][env.game.to_act], []).append(e)
-            for ctrl, idx in groups.items():
-                games_now = [envs[e].game for e in idx]
-                views = [g.view(g.to_act) for g in games_now]
+            for ctrl, rows in groups.items():
                 if ctrl[0] in (LEARN, "pool"):
-                    obs = encoder.encode_many(views)
-                    mask = np.zeros((len(idx), self.num_actions), dtype=np.int8)
-                    for i, v in enumerate(views):
-                        encoder.mask(v, mask[i])
+                    obs, mask = vec.obs[rows], vec.mask[rows]
                     net = self.policy if ctrl[0] == LEARN else self.pool[ctrl[1]]
                     with torch.inference_mode():
                         logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))
-                        actions, logp = sample_masked(logits, self.torch_rng)
-                    actions, logp, value = actions.tolist(), logp.numpy(), value.numpy()
-                    for i, e in enumerate(idx):
-                        if ctrl[0] == LEARN:
-                            self.pending[e][views[i].seat].append((obs[i], mask[i], actions[i], logp[i], value[i]))
-                        envs[e].step(actions[i])
+                        acts, logp = sample_masked(logits, self.torch_rng)
+                    actions[rows] = acts.numpy()
+                    if ctrl[0] == LEARN:
+                        chunks.append({"obs": obs, "mask": mask, "action": acts.numpy(), "logp": logp.numpy(),
+                                       "value": value.numpy()})
+                        seats = vec.seats[rows].tolist()
+                        for k, (i, seat) in enumerate(zip(rows, seats)):
+                            self.pending[i][seat].append(stored + k)
+                        stored += len(rows)
                 else:
                     bot = self.bots[ctrl[0]]
-                    for e, v in zip(idx, views):
-                        envs[e].step(bot.act(v))
-            for e, env in enumerate(envs):
-                if env.game.result is None:
-                    continue
-                rewards = env.game.result.rewards()
-                for seat, ctrl in enumerate(self.controllers[e]):
-                    traj = self.pending[e][seat]
-                    if ctrl[0] != LEARN or not traj:
-                        continue
-                    self._finish(traj, rewards[seat], out)
-                    collected += len(traj)
-                    if seat == self._learner_seat(e):
-                        learner_rewards.append(rewards[seat])
-                games += 1
-                game_moves.append(env.moves)
-                steps_before -= env.moves
-                self._new_game(e)
-        env_steps = sum(env.moves for env in envs) - steps_before
-        arrays = {k: np.asarray(v) for k, v in out.items()}
-        return Batch(arrays["obs"].astype(np.float32), arrays["mask"].astype(np.int8), arrays["action"].astype(np.int64),
-                     arrays["logp"].astype(np.float32), arrays["value"].astype(np.float32),
-                     arrays["advantage"].astype(np.float32), arrays["ret"].astype(np.float32), games,
-                     learner_rewards, game_moves, env_steps)
+                    for i in rows:
+                        game = games[i]
+                        actions[i] = bot.act(game.view(game.to_act))
+            vec.step(actions, write=False)
+            games = vec.games
+            for i in np.flatnonzero(vec.ended | vec.truncated).tolist():
+                if vec.ended[i]:
+                    rewards = vec.rewards[i].tolist()
+                    for seat, ctrl in enumerate(self.controllers[i]):
+                        traj = self.pending[i][seat]
+                        if ctrl[0] == LEARN and traj:
+                            finished.append((traj, rewards[seat]))
+                            collected += len(traj)
+                    learner_rewards.append(rewards[self.learner[i]])
+                    game_count += 1
+                    game_moves.append(vec.final_moves[i])
+                self._seat_players(i)  # a truncated deal's trajectories teach nothing: dropped
+            groups = self._groups()
+        return self._batch(chunks, finished, game_count, learner_rewards, game_moves, vec.played - played)
 
-    def _learner_seat(self, e: int) -> int:
-        return next(s for s, c in enumerate(self.controllers[e]) if c[0] == LEARN)
+    def _groups(self) -> dict[tuple, list[int]]:
+        """The deals grouped by who plays the seat to act; the policies' rows get their observations written
+        (a bot's seat needs only its view)."""
+        groups: dict[tuple, list[int]] = {}
+        for i, seat in enumerate(self.vec.seats.tolist()):
+            groups.setdefault(self.controllers[i][seat], []).append(i)
+        self.vec.write([i for ctrl, rows in groups.items() if ctrl[0] in (LEARN, "pool") for i in rows])
+        return groups
 
-    def _finish(self, traj: list, reward: float, out: dict) -> None:
-        """GAE over one seat's finished trajectory: the reward comes with its last decision."""
+    def _batch(self, chunks, finished, games, learner_rewards, game_moves, env_steps) -> Batch:
+        """The finished trajectories as a batch with GAE advantages; the running ones kept for the next."""
+        every = {name: np.concatenate([c[name] for c in chunks]) for name in FIELDS}
         gamma, lam = self.cfg.gamma, self.cfg.gae_lambda
-        advantage = 0.0
-        next_value = 0.0
-        advs = [0.0] * len(traj)
-        for t in range(len(traj) - 1, -1, -1):
-            r = reward if t == len(traj) - 1 else 0.0
-            v = float(traj[t][4])
-            delta = r + gamma * next_value - v
-            advantage = delta + gamma * lam * advantage
-            advs[t] = advantage
-            next_value = v
-        for (obs, mask, action, logp, value), adv in zip(traj, advs):
-            out["obs"].append(obs)
-            out["mask"].append(mask)
-            out["action"].append(action)
-            out["logp"].append(logp)
-            out["value"].append(value)
-            out["advantage"].append(adv)
-            out["ret"].append(adv + float(value))
+        index, advantages = [], []
+        for traj, reward in finished:
+            values = every["value"][traj].tolist()
+            adv, next_value, out = 0.0, 0.0, [0.0] * len(traj)
+            for t in range(len(traj) - 1, -1, -1):
+                delta = (reward if t == len(traj) - 1 else 0.0) + gamma * next_value - values[t]
+                adv = delta + gamma * lam * adv
+                out[t] = adv
+                next_value = values[t]
+            index += traj
+            advantages += out
+        running = [(i, s) for i, seats in enumerate(self.pending) for s, traj in enumerate(seats) if traj]
+        keep = [p for i, s in running for p in self.pending[i][s]]
+        take = np.array(index, dtype=np.intp)
+        batch = {name: every[name][take] for name in FIELDS}
+        self.carry = {name: every[name][np.array(keep, dtype=np.intp)] for name in FIELDS} if keep else None
+        position = 0
+        for i, s in running:  # the kept decisions are renumbered from 0, in order
+            count = len(self.pending[i][s])
+            self.pending[i][s] = list(range(position, position + count))
+            position += count
+        advantage = np.array(advantages, dtype=np.float32)
+        return Batch(batch["obs"], batch["mask"], batch["action"].astype(np.int64), batch["logp"].astype(np.float32),
+                     batch["value"].astype(np.float32), advantage, advantage + batch["value"].astype(np.float32),
+                     games, learner_rewards, game_moves, env_steps)
+
+
+def as_arrays(state: dict) -> dict:
+    """A state dict as numpy copies (pickled by value)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in state.items()}
+
+
+def as_tensors(state: dict) -> dict:
+    return {k: torch.from_numpy(v) for k, v in state.items()}
 
 
 def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
@@ -187,7 +211,7 @@ def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
         if msg is None:
             break
         state, pool_states, pool_version, steps = msg
-        worker.set_weights(state, pool_states, pool_version)
+        worker.set_weights(as_tensors(state), pool_states and [as_tensors(sd) for sd in pool_states], pool_version)
         conn.send(worker.collect(steps))
 
 
@@ -199,10 +223,10 @@ class Rollouts:
         self.local = None
         self.procs, self.conns = [], []
         self.sent_pool_version = -1
-        self.overlap = cfg.overlap and cfg.num_workers > 1
+        self.overlap = cfg.overlap
         self.in_flight = False
-        if cfg.num_workers == 1:
-            self.local = RolloutWorker(cfg, rules, seed)
+        if cfg.num_workers == 1 and not cfg.overlap:
+            self.local = RolloutWorker(cfg, rules, seed)  # no process: collect, then update, in turn
             return
         ctx = mp.get_context("spawn")
         for w in range(cfg.num_workers):
@@ -219,10 +243,13 @@ class Rollouts:
             self.local.set_weights(state, pool_states, pool_version)
             self._local_batch = self.local.collect(steps)
             return
-        send_pool = pool_states if pool_version != self.sent_pool_version else None
+        send_pool = [as_arrays(sd) for sd in pool_states] if pool_version != self.sent_pool_version else None
         self.sent_pool_version = pool_version
+        # Copies by value: torch would pass the live tensors through shared memory, and the optimiser
+        # changes them in place while the workers still read them.
+        message = (as_arrays(state), send_pool, pool_version, steps)
         for conn in self.conns:
-            conn.send((state, send_pool, pool_version, steps))
+            conn.send(message)
         self.in_flight = True
 
     def receive(self) -> Batch:

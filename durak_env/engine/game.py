@@ -34,6 +34,11 @@ from .rules import Rules
 from .snapshot import load_snapshot
 from .view import BoutEnd, SeatView
 
+_NEXT_IN = {n: tuple(tuple(next(((seat + i) % n for i in range(1, n + 1) if not out >> (seat + i) % n & 1), seat)
+                             for seat in range(n)) for out in range(1 << n)) for n in range(2, 7)}
+"""_NEXT_IN[players][out mask][seat]: the next seat clockwise that has not gone out (the seat itself if all are)."""
+
+
 class IllegalAction(ValueError):
     """An action the position does not allow.  The game is left unchanged."""
 
@@ -76,6 +81,7 @@ class Game:
         "attacks", "defences", "open_count", "table_ranks", "attacker", "defender",
         "opener", "passed", "taking", "limit", "bouts", "known", "out_groups",
         "out_mask", "first_seat", "to_act", "result", "throwers", "last_bout", "cap", "_legal",
+        "_before_beaten", "_after_take", "_bout_start",
     )
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, first_seat: int = 0):
@@ -109,7 +115,7 @@ class Game:
         whose move it is, or the result when the facts describe a finished deal.  The facts are not
         checked (snapshot.py validates them first); a position that waits on nobody raises ValueError."""
         g = object.__new__(cls)
-        g.rules, g.n, g.layout = rules, rules.num_players, layout_for(rules.deck_size)
+        g._bind(rules)
         g.trump_card, g.trump = trump_card, suit_of(trump_card)
         g.stock, g.hands, g.discard, g.known = stock, hands, discard, known
         g.out_groups = [tuple(x) for x in out_groups]
@@ -142,7 +148,7 @@ class Game:
         """Seed 004: "The trump card sits at the front of the shuffled pack, and every draw comes off the back."
         Cards go out one at a time, starting with ``first_seat``.  Returns False when the rules want a redeal."""
         n = rules.num_players
-        self.rules, self.n, self.layout = rules, n, layout_for(rules.deck_size)
+        self._bind(rules)
         self.trump_card = cards[0]
         self.trump = suit_of(cards[0])
         self.hands = [0] * n
@@ -170,6 +176,13 @@ class Game:
         self._open_bout(leader)
         self._advance()
         return True
+
+    def _bind(self, rules: Rules) -> None:
+        """The rules and what the hot paths read of them on every move (constants of the deal)."""
+        self.rules, self.n, self.layout = rules, rules.num_players, layout_for(rules.deck_size)
+        self._before_beaten = rules.throw_in_before_beaten
+        self._after_take = rules.throw_in_after_take
+        self._bout_start = rules.defender_limit == "bout_start"
 
     def _lowest_trump_holder(self) -> int | None:
         """Seed 000: "The player holding the lowest trump leads the first attack." """
@@ -217,12 +230,7 @@ class Game:
 
     def next_in(self, seat: int) -> int:
         """The next seat clockwise (to the left) that has not gone out."""
-        n = self.n
-        for i in range(1, n + 1):
-            s = (seat + i) % n
-            if not self.out_mask >> s & 1:
-                return s
-        return seat
+        return _NEXT_IN[self.n][self.out_mask][seat]
 
     def room(self) -> int:
         """Attack cards the cap still allows in this bout (0 once the deal is over)."""
@@ -233,7 +241,7 @@ class Game:
         total = len(self.attacks)
         if total >= self.cap:
             return "the bout already holds as many attack cards as the cap allows"
-        if self.rules.defender_limit == "bout_start":
+        if self._bout_start:
             # Seed 000: "never more than the number of cards the defender held when the bout began".
             if total >= self.limit:
                 return "the defender held no more cards than that when the bout began"
@@ -246,7 +254,7 @@ class Game:
         """The one seat the position waits on, or None when the bout is over."""
         if not self.attacks:
             return self.attacker
-        if self.open_count and not self.taking and not self.rules.throw_in_before_beaten:
+        if self.open_count and not self.taking and not self._before_beaten:
             return self.defender
         if self._no_room() is None:
             passed, hands = self.passed, self.hands
@@ -344,7 +352,7 @@ class Game:
         returns the ``(seat, action)`` pairs played."""
         played = []
         while self.result is None:
-            legal = self.legal_actions()
+            legal = self._legal if self._legal is not None else self.legal_actions()
             if len(legal) != 1:
                 break
             played.append((self.to_act, legal[0]))
@@ -359,7 +367,7 @@ class Game:
         if action == lay.done:
             self.passed |= 1 << seat
         elif action == lay.take:
-            if self.rules.throw_in_after_take:
+            if self._after_take:
                 # Seed 002: "the others may still throw in, then the defender picks up everything".
                 self.taking = True
                 self.passed = 0
