@@ -221,14 +221,19 @@ class SelfPlayVectorEnv:
         return views
 
     def _ask(self, message: tuple) -> None:
-        for conn in self._conns:
-            conn.send(message)
-        for proc, conn in zip(self._procs, self._conns):
-            try:
-                reply = conn.recv()
-            except (EOFError, OSError):
-                self.close()
-                raise RuntimeError(f"a vector environment worker died (exit code {proc.exitcode})") from None
+        """Send every worker the message and wait for each to answer (blocking on its pipe: no spinning)."""
+        if not self._conns:
+            raise RuntimeError("the vector environment is closed")
+        try:
+            for conn in self._conns:
+                conn.send(message)
+            replies = [conn.recv() for conn in self._conns]
+        except (EOFError, OSError):
+            codes = [proc.exitcode for proc in self._procs]
+            self.close()
+            raise RuntimeError(f"a vector environment worker died (exit codes {codes}); the environment is "
+                               "closed") from None
+        for reply in replies:
             if reply is not None:
                 raise RuntimeError(f"a vector environment worker failed: {reply}")
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from durak_env.cores import usable_cores
 from durak_env.engine.rules import Rules
 
 OPPONENTS = ("self", "pool", "heuristic", "easy", "random", "search")
@@ -32,10 +33,11 @@ class TrainConfig:
     """Learner decisions to train on."""
     num_envs: int = 64
     """Games stepped together in each rollout worker."""
-    num_workers: int = 2
-    """Rollout processes (1 = in the trainer's process)."""
-    rollout_steps: int = 4096
-    """Learner decisions gathered per worker before each update."""
+    num_workers: Any = "auto"
+    """Rollout processes, or "auto": one per core this process may use (``os.sched_getaffinity``).  The same
+    seed reproduces a run for the same number of workers."""
+    rollout_steps: int = 8192
+    """Learner decisions per update, gathered by the workers together."""
     hidden_sizes: list = field(default_factory=lambda: [256, 256])
     """Widths of the policy's hidden layers (a shared trunk with policy and value heads)."""
     learning_rate: float = 3e-4
@@ -71,8 +73,9 @@ class TrainConfig:
     """Updates between evaluations against HeuristicBot (0 = only at the end)."""
     eval_games: int = 400
     """Games per evaluation (duplicate deals, both seats)."""
-    threads: int = 2
-    """Torch threads for the update."""
+    threads: Any = "auto"
+    """Torch threads for the update, or "auto": the cores left over by the rollout workers, at least 1.  More
+    threads than idle cores slow the update badly on a busy machine (a thread pool waits for its slowest thread)."""
     pretrain_games: int = 0
     """Games of the teacher to imitate before PPO (0 = start PPO from scratch); see training/pretrain.py."""
     pretrain_teacher: str = "search:fast"
@@ -117,6 +120,14 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def workers(self) -> int:
+        """Rollout processes: ``num_workers``, with "auto" resolved to the cores this process may use."""
+        return usable_cores() if self.num_workers == "auto" else self.num_workers
+
+    def torch_threads(self) -> int:
+        """Update threads: ``threads``, with "auto" resolved to the cores the workers leave (at least 1)."""
+        return max(1, usable_cores() - self.workers()) if self.threads == "auto" else self.threads
+
     def make_rules(self) -> Rules:
         try:
             return Rules.preset(self.rules) if isinstance(self.rules, str) else Rules.from_dict(self.rules)
@@ -140,9 +151,12 @@ class TrainConfig:
 
         for name in ("seed",):
             need_int(name, 0)
-        for name in ("total_steps", "num_envs", "num_workers", "rollout_steps", "update_epochs", "minibatch_size",
-                     "pool_size", "snapshot_every", "checkpoint_every", "eval_games", "threads"):
+        for name in ("total_steps", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
+                     "pool_size", "snapshot_every", "checkpoint_every", "eval_games"):
             need_int(name, 1)
+        for name in ("num_workers", "threads"):
+            if getattr(self, name) != "auto":
+                need_int(name, 1)
         need_int("eval_every", 0)
         need_int("pretrain_games", 0)
         need_int("pretrain_epochs", 1)

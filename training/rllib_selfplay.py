@@ -168,7 +168,7 @@ def train_rllib(cfg: TrainConfig, run_dir: str | Path, address: str | None = Non
     run_dir.mkdir(parents=True, exist_ok=True)
     local = address is None
     if env_runners is None:
-        env_runners = max(0, usable_cores() - 1) if local else cfg.num_workers
+        env_runners = max(0, usable_cores() - 1) if local else cfg.workers()
     init: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
     if local:
         init["num_cpus"] = max(usable_cores(), env_runners + 1)

@@ -216,7 +216,8 @@ def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
 
 
 class Rollouts:
-    """``num_workers`` rollout workers: in this process for one, in child processes for more."""
+    """The rollout workers: in child processes (``cfg.workers()`` of them), or, for one worker without
+    ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per update."""
 
     def __init__(self, cfg: TrainConfig, rules: Rules, seed: int):
         self.cfg = cfg
@@ -225,11 +226,13 @@ class Rollouts:
         self.sent_pool_version = -1
         self.overlap = cfg.overlap
         self.in_flight = False
-        if cfg.num_workers == 1 and not cfg.overlap:
+        workers = cfg.workers()
+        self.share = -(-cfg.rollout_steps // workers)
+        if workers == 1 and not cfg.overlap:
             self.local = RolloutWorker(cfg, rules, seed)  # no process: collect, then update, in turn
             return
         ctx = mp.get_context("spawn")
-        for w in range(cfg.num_workers):
+        for w in range(workers):
             parent, child = ctx.Pipe()
             p = ctx.Process(target=_worker_main, args=(child, cfg.to_dict(), seed * 1000 + w), daemon=True)
             p.start()
@@ -238,7 +241,7 @@ class Rollouts:
 
     def request(self, state: dict, pool_states: list[dict], pool_version: int) -> None:
         """Start collecting a batch with these weights (in the background when there are worker processes)."""
-        steps = self.cfg.rollout_steps
+        steps = self.share
         if self.local is not None:
             self.local.set_weights(state, pool_states, pool_version)
             self._local_batch = self.local.collect(steps)

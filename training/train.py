@@ -50,7 +50,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     that many updates, as if the run were killed (tests)."""
     cfg, run_dir, resumed = open_run(cfg, run_dir, resume)
     rules = cfg.make_rules()
-    torch.set_num_threads(cfg.threads)
+    torch.set_num_threads(cfg.torch_threads())
     torch.manual_seed(cfg.seed)  # before the network is built: its initial weights come from this seed
     enc = ObservationEncoder(rules)
     net = PolicyNet(enc.size, enc.num_actions, cfg.hidden_sizes)
@@ -61,7 +61,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     if not resumed and cfg.pretrain_games:
         warm_start(net, cfg, rules, run_dir, progress)
         checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, evaluate=True)
-    num_updates = max(1, -(-cfg.total_steps // (cfg.rollout_steps * cfg.num_workers)))
+    num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
     last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
     rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + state.update)
     try:
@@ -119,7 +119,7 @@ def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules, run_dir: Path, pr
     """Imitate the teacher bot before PPO (training/pretrain.py); its figures go to ``pretrain.json``."""
     from .pretrain import collect, fit
 
-    data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.num_workers, progress=progress)
+    data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.workers(), progress=progress)
     stats = fit(net, data, cfg.pretrain_epochs, 1e-3, cfg.minibatch_size, cfg.seed)
     stats["decisions"] = len(data[0])
     (run_dir / "pretrain.json").write_text(json.dumps(stats))
@@ -211,7 +211,7 @@ def evaluate_bot(path: Path, cfg: TrainConfig, rules: Rules, games: int) -> dict
     """The exported bot against HeuristicBot on duplicate deals."""
     from baselines.evaluate import evaluate
 
-    report = evaluate([str(path), "heuristic"], rules, games=games, seed=cfg.seed + 7, workers=cfg.num_workers,
+    report = evaluate([str(path), "heuristic"], rules, games=games, seed=cfg.seed + 7, workers=cfg.workers(),
                       keep_records=False)
     me = report.stats[0]
     return {"not_fool": 1 - me.fool_rate, "not_fool_ci": [1 - me.fool_ci[1], 1 - me.fool_ci[0]],
