@@ -43,8 +43,9 @@ class PolicyBot:
     """A trained policy behind the common bot interface; plays its most probable legal action."""
 
     def __init__(self, probabilities, rules: Rules, name: str, sample: bool = False, seed: int | None = None,
-                 metadata: dict | None = None):
+                 metadata: dict | None = None, values=None):
         self._probabilities = probabilities  # (obs [B, size] float32, mask [B, N] int8) -> probs [B, N]
+        self._values = values  # the same inputs -> the value head's estimate [B], where the file has one
         self.rules = rules
         self.metadata = metadata or {}
         """What the file says of itself (``bot_metadata``)."""
@@ -65,6 +66,15 @@ class PolicyBot:
         self.encoder.encode(view, self._obs[0])
         self.encoder.mask(view, self._mask[0])
         return np.asarray(self._probabilities(self._obs, self._mask))[0]
+
+    def value(self, view: SeatView) -> float | None:
+        """The policy's estimate of the deal's outcome for the view's seat (-1 the fool, +1 first out), from
+        the view alone; None for a bot file without a value head."""
+        if self._values is None:
+            return None
+        self.encoder.encode(view, self._obs[0])
+        self.encoder.mask(view, self._mask[0])
+        return float(np.asarray(self._values(self._obs, self._mask)).reshape(-1)[0])
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions
@@ -134,7 +144,11 @@ def _load_onnx(path: Path, name: str, sample: bool, seed) -> PolicyBot:
     def probabilities(obs, mask):
         return session.run(["probabilities"], {"observation": obs, "action_mask": mask})[0]
 
-    return PolicyBot(probabilities, rules, name, sample, seed, meta)
+    def values(obs, mask):
+        return session.run(["value"], {"observation": obs, "action_mask": mask})[0]
+
+    has_value = any(o.name == "value" for o in session.get_outputs())  # files exported before 0.2 have none
+    return PolicyBot(probabilities, rules, name, sample, seed, meta, values if has_value else None)
 
 
 def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
@@ -152,8 +166,15 @@ def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
     rules = _check_meta(meta, str(path))
     module.eval()
 
-    def probabilities(obs, mask):
+    def outputs(obs, mask):
         with torch.no_grad():
-            return module(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+            out = module(torch.from_numpy(obs), torch.from_numpy(mask))
+        return out if isinstance(out, tuple) else (out, None)  # files exported before 0.2: probabilities only
 
-    return PolicyBot(probabilities, rules, name, sample, seed, meta)
+    def values(obs, mask):
+        return outputs(obs, mask)[1].numpy()
+
+    has_value = outputs(np.zeros((1, ObservationEncoder(rules).size), np.float32),
+                        np.ones((1, ObservationEncoder(rules).num_actions), np.int8))[1] is not None
+    return PolicyBot(lambda obs, mask: outputs(obs, mask)[0].numpy(), rules, name, sample, seed, meta,
+                     values if has_value else None)

@@ -239,6 +239,39 @@ def cmd_play(args: argparse.Namespace) -> int:
     return play_terminal(rules, bots, names, seed=args.seed, seat=args.seat, preset=args.rules, save=args.save)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The page in the browser (frontends/web)."""
+    from baselines import make_bot
+
+    from .web.server import BUILTIN_BOTS, Options, serve
+
+    rules = rules_from_args(args)
+    files = {}
+    for text in args.bot or []:
+        name, sep, path = text.partition("=")
+        if not sep or not name or not path:
+            raise UsageError(f"--bot takes NAME=PATH, got {text!r}")
+        if name in BUILTIN_BOTS or name == "trained":
+            raise UsageError(f"--bot {name}: that name is a built-in bot; pick another")
+        try:
+            make_bot(path)  # read now: a bad file is said at start, not in the middle of a game
+        except ValueError as err:
+            raise UsageError(f"--bot {name}: {err}") from None
+        files[name] = path
+    opponents = args.opponent or ["heuristic"]
+    for name in opponents:
+        if name not in files and name not in BUILTIN_BOTS and name != "trained":
+            raise UsageError(f"--opponent {name}: the page offers {', '.join((*BUILTIN_BOTS, 'trained', *files))}")
+    if len(opponents) not in (1, rules.num_players - 1):
+        raise UsageError(f"give one --opponent for every other seat ({rules.num_players - 1}), or one for all")
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be from 0 to 65535, got {args.port}")
+    try:
+        return serve(Options(rules, args.rules, opponents, files), args.host, args.port, args.open)
+    except OSError as err:
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {err.strerror or err}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     from baselines import BOT_NAMES
 
@@ -297,6 +330,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="fix the deal")
     p.add_argument("--save", metavar="FILE", help="write the game record (JSON) when the game ends")
     p.set_defaults(func=cmd_play)
+    p = sub.add_parser("serve", help="play against bots in the browser")
+    add_rules_args(p)
+    p.add_argument("--opponent", action="append", metavar="BOT",
+                   help="the page's default bot at every other seat, or repeat it for each in seat order")
+    p.add_argument("--bot", action="append", metavar="NAME=PATH", help="offer an exported bot file under NAME")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this computer)")
+    p.add_argument("--port", type=int, help="the port (default 8000, or a free one if 8000 is taken)")
+    p.add_argument("--open", action="store_true", help="open the page in the browser")
+    p.set_defaults(func=cmd_serve)
     return parser
 
 

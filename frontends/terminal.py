@@ -118,7 +118,7 @@ def play_game(rules: Rules, opponents: list, seat: int, ask: Callable[[str], str
         say(f"{names[mover]}: {decode_action(action, rules)}{note}")
         if game.last_bout is not None and game.last_bout.bout != bouts_told[0]:
             bouts_told[0] = game.last_bout.bout
-            say(describe_bout(game.last_bout, names))
+            say(describe_bout(game.view(seat).last_bout, names))
 
     def choose(g: Game) -> int:
         return human(g) if g.to_act == seat else opponents[g.to_act].act(g.view(g.to_act))

@@ -44,7 +44,7 @@ def export(checkpoint: str | Path, fmt: str, out: str | Path) -> Path:
 
 def write_bot(model: torch.nn.Module, meta: dict, obs_size: int, num_actions: int, fmt: str,
               out: str | Path) -> Path:
-    """Write ``model`` (observation, int8 mask) -> action probabilities as a bot file with ``meta``
+    """Write ``model`` (observation, int8 mask) -> (action probabilities, value) as a bot file with ``meta``
     embedded; the file appears whole or not at all, and missing folders are made."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; formats: {', '.join(FORMATS)}")
@@ -61,8 +61,9 @@ def write_bot(model: torch.nn.Module, meta: dict, obs_size: int, num_actions: in
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(model, (obs, mask), str(tmp), input_names=["observation", "action_mask"],
-                              output_names=["probabilities"], dynamic_axes={"observation": {0: "batch"},
-                              "action_mask": {0: "batch"}, "probabilities": {0: "batch"}}, dynamo=False)
+                              output_names=["probabilities", "value"], dynamic_axes={"observation": {0: "batch"},
+                              "action_mask": {0: "batch"}, "probabilities": {0: "batch"}, "value": {0: "batch"}},
+                              dynamo=False)
         proto = onnx.load(str(tmp))
         entry = proto.metadata_props.add()
         entry.key, entry.value = METADATA_KEY, meta_text

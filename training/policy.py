@@ -37,15 +37,16 @@ class PolicyNet(nn.Module):
 
 
 class ActionProbabilities(nn.Module):
-    """What an exported bot computes: the masked policy's action probabilities."""
+    """What an exported bot computes: the masked policy's action probabilities, and the value head's
+    estimate of the deal's outcome for the seat (for hints)."""
 
     def __init__(self, net: PolicyNet):
         super().__init__()
         self.net = net
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        logits, _ = self.net(obs, mask)
-        return torch.softmax(logits, dim=-1)
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value = self.net(obs, mask)
+        return torch.softmax(logits, dim=-1), value
 
 
 def sample_masked(logits: torch.Tensor, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -102,15 +102,17 @@ def build_config(cfg: TrainConfig, env_runners: int, learners: int, envs_per_run
 
 
 class Probabilities(torch.nn.Module):
-    """The shared RLlib module as (observation, int8 mask) -> action probabilities: what the bot file holds."""
+    """The shared RLlib module as (observation, int8 mask) -> (action probabilities, value): what the bot file
+    holds."""
 
     def __init__(self, module):
         super().__init__()
         self.module = module
 
     def forward(self, obs, mask):
-        out = self.module.forward_inference({"obs": {"observations": obs, "action_mask": mask.float()}})
-        return torch.softmax(out["action_dist_inputs"], dim=-1)
+        batch = lambda: {"obs": {"observations": obs, "action_mask": mask.float()}}  # noqa: E731  (RLlib edits it)
+        out = self.module.forward_inference(batch())
+        return torch.softmax(out["action_dist_inputs"], dim=-1), self.module.compute_values(batch())
 
 
 class RLlibBot(PolicyBot):
@@ -121,7 +123,7 @@ class RLlibBot(PolicyBot):
 
         def probabilities(obs, mask):
             with torch.no_grad():
-                return model(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+                return model(torch.from_numpy(obs), torch.from_numpy(mask))[0].numpy()
 
         super().__init__(probabilities, rules, "rllib")
 

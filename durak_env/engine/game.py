@@ -479,7 +479,7 @@ class Game:
         self.open_count = self.table_ranks = self.passed = 0
         self.taking = False
         self.bouts += 1
-        self.last_bout = BoutEnd(self.bouts, d, took, table, self._refill())
+        self.last_bout = BoutEnd(self.bouts, d, took, table, table.bit_count(), self._refill())
         if not self.stock:
             # Seed 000: "With the stock gone, a player who runs out of cards has gone out."
             group = tuple(s for s in range(self.n) if not self.out_mask >> s & 1 and not self.hands[s])

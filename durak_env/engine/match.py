@@ -27,6 +27,8 @@ class Match:
         self._rng = random.Random(seed)
         self.totals = [0] * self.rules.num_players
         self.results: list[Result] = []
+        self.seeds: list[int] = []
+        """Each deal's seed, in order (with ``first_seat``, what a game record needs)."""
         self.first_seat = 0
         self._dealer = self.rules.num_players - 1
 
@@ -38,7 +40,8 @@ class Match:
         """The next deal, shuffled from the match's own generator."""
         if self.over:
             raise ValueError(f"the match is over after {self.rules.match_deals} deals")
-        return Game(self.rules, seed=self._rng.getrandbits(64), first_seat=self.first_seat)
+        self.seeds.append(self._rng.getrandbits(64))
+        return Game(self.rules, seed=self.seeds[-1], first_seat=self.first_seat)
 
     def record(self, game: Game) -> None:
         """Add a finished deal's points and pick the next deal's first seat."""

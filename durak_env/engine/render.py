@@ -74,11 +74,14 @@ def render(view: SeatView, names: Sequence[str] | None = None) -> str:
 
 
 def describe_bout(bout: BoutEnd, names: Sequence[str] | None = None) -> str:
-    """The end of a bout in one line: beaten off or taken, and how many cards each seat drew."""
+    """The end of a bout in one line: beaten off or taken, and how many cards each seat drew.  Read from a
+    seat's view (``view.last_bout``), cards beaten off are named only where the rules show the discard."""
     names = list(names or seat_names(len(bout.drew)))
     cards = " ".join(str(c) for c in bout.cards)
     if bout.took:
         line = f"Bout {bout.bout}: {names[bout.defender]} picked up {cards}"
+    elif not bout.table_mask:
+        line = f"Bout {bout.bout}: beaten off, {plural(bout.count, 'card')} to the discard"
     else:
         line = f"Bout {bout.bout}: beaten off, {cards} to the discard"
     drew = [f"{names[s]} {k}" for s, k in enumerate(bout.drew) if k]

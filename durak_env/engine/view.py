@@ -27,13 +27,24 @@ class BoutEnd(NamedTuple):
     took: bool
     """True when the defender picked the table up; False when it was beaten off to the discard."""
     table_mask: int
-    """The cards that were on the table (picked up, or discarded), as a bitmask; ``cards`` lists them."""
+    """The cards that were on the table (picked up, or discarded), as a bitmask; ``cards`` lists them.  In a
+    seat's view, 0 for cards beaten off where the rules show only the discard's count (seed 003)."""
+    count: int
+    """How many cards were on the table."""
     drew: tuple[int, ...]
     """Cards each seat drew from the stock afterwards."""
 
     @property
     def cards(self) -> tuple[Card, ...]:
         return tuple(CARDS[c] for c in cards_of(self.table_mask))
+
+
+def _bout_seen(bout: BoutEnd | None, open_discard: bool) -> BoutEnd | None:
+    """The last bout as a seat may remember it: seed 003's "Beaten cards go out of play and only their number
+    is shown" keeps the count of cards beaten off, not which."""
+    if bout is None or open_discard or bout.took:
+        return bout
+    return bout._replace(table_mask=0)
 
 
 class SeatView(NamedTuple):
@@ -104,7 +115,7 @@ class SeatView(NamedTuple):
             game.bouts,
             game.first_seat,
             game.legal_actions() if to_act == seat else (),
-            game.last_bout,
+            _bout_seen(game.last_bout, game.rules.open_discard),
         )
 
     @property

@@ -1,0 +1,355 @@
+"""``durak serve``: the browser page and the small JSON API behind it (Starlette, served by uvicorn).
+
+Why Starlette: the page needs a handful of JSON routes and static files, and the server must be
+strict about what it accepts.  Starlette gives routing, request bodies, static files and a test
+client in a small, well-kept package with no build step; uvicorn (h11) does the HTTP parsing.  The
+standard library's ``http.server`` would have us write request parsing, body limits and threading
+by hand, and its documentation warns against it for anything but basic use; a larger framework
+(FastAPI, Django) would bring more than eight routes need.
+
+The server is a thin layer: it routes requests to tables held by id (several games at once, one
+per tab), turns refusals into 4xx answers with one line of text, and builds every response from
+the person's seat view (table.py), so a hidden card cannot reach the browser.  It binds to
+127.0.0.1 unless told otherwise, loads bot files only from paths given on the command line, and
+never reads a file the browser names.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from baselines import LEVELS, SHIPPED_BOTS, make_bot
+from durak_env.engine.actions import decode_action
+from durak_env.engine.game import Game
+from durak_env.engine.match import Match
+from durak_env.engine.record import load_record
+from durak_env.engine.render import describe_bout, describe_result, sorted_hand
+from durak_env.engine.rules import Rules
+
+from .table import Refused, Table, card_json, new_seed
+
+STATIC = Path(__file__).with_name("static")
+MAX_BODY = 256 * 1024
+"""The largest request body taken (a game record of a long deal fits many times over)."""
+MAX_TABLES = 500
+"""Games held at once; the least recently used goes first."""
+BUILTIN_BOTS = ("random", "easy", "heuristic", *(f"search:{level}" for level in LEVELS))
+
+
+@dataclass
+class Options:
+    """What ``durak serve`` was started with: the page's defaults and the bot files it may offer."""
+
+    rules: Rules = field(default_factory=Rules)
+    preset: str = "podkidnoy"
+    opponents: list[str] = field(default_factory=lambda: ["heuristic"])
+    bot_files: dict[str, str] = field(default_factory=dict)
+    """Names -> paths given with ``--bot NAME=PATH`` (checked when the server starts)."""
+
+
+class Tables:
+    """The games being played, by id: thread-safe, least recently used dropped past ``MAX_TABLES``."""
+
+    def __init__(self) -> None:
+        self._tables: OrderedDict[str, Table] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, table: Table) -> str:
+        game_id = secrets.token_hex(8)
+        with self._lock:
+            self._tables[game_id] = table
+            while len(self._tables) > MAX_TABLES:
+                self._tables.popitem(last=False)
+        return game_id
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def get(self, game_id: str) -> Table:
+        with self._lock:
+            table = self._tables.get(game_id)
+            if table is None:
+                raise Refused(404, f"no game {game_id!r} here (it may have ended long ago): start a new one")
+            self._tables.move_to_end(game_id)
+            return table
+
+
+def bot_choices(options: Options) -> list[dict[str, Any]]:
+    """The bots the page offers at any table: the built-in ones and the files given on the command line (the
+    shipped trained bots are offered where a preset lists them, ``presets_offered``)."""
+    choices = [{"name": name, "label": label} for name, label in (
+        ("heuristic", "Heuristic (seed 004's opponent)"), ("easy", "Easy (plays loosely)"), ("random", "Random"),
+        *((f"search:{level}", f"Search, {level}") for level in LEVELS))]
+    return choices + [{"name": name, "label": f"{name} (bot file)"} for name in options.bot_files]
+
+
+def presets_offered() -> list[dict[str, Any]]:
+    """Each preset with the table sizes it can deal (2-6 seats, as the deck allows) and the sizes a shipped
+    trained bot was made for."""
+    out = []
+    for name, about in Rules.presets().items():
+        seats = [n for n in range(2, 7) if _fits(name, n)]
+        trained = [n for n in seats if any(r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
+        out.append({"name": name, "about": about, "seats": seats, "trained": trained})
+    return out
+
+
+def make_app(options: Options | None = None) -> Starlette:
+    """The web app: the page, its static files and the JSON API."""
+    options = options or Options()
+    tables = Tables()
+    hint_bots: dict[Rules, Any] = {}
+
+    def make_seat_bot(name: Any, rules: Rules, seed: int):
+        if not isinstance(name, str):
+            raise Refused(422, f"a bot is named by a string, got {name!r}")
+        if name in options.bot_files:
+            bot = make_bot(options.bot_files[name], seed=seed)
+        elif name in BUILTIN_BOTS or name == "trained":
+            try:
+                bot = make_bot(name, seed=seed, rules=rules)
+            except ValueError as err:
+                raise Refused(422, str(err)) from None
+        else:
+            offered = ", ".join(c["name"] for c in bot_choices(options))
+            raise Refused(422, f"unknown bot {name!r}; this server offers: {offered}")
+        made_for = getattr(bot, "rules", None)
+        if made_for is not None and made_for != rules:
+            raise Refused(422, f"{name} was trained for {made_for.describe()}; this game is {rules.describe()}")
+        return bot
+
+    def hint_bot(rules: Rules):
+        if rules not in hint_bots:
+            for name, path in [("trained", None), *options.bot_files.items()]:
+                try:
+                    bot = make_bot("trained", rules=rules) if path is None else make_bot(path)
+                except ValueError:
+                    continue
+                if bot.rules == rules:
+                    hint_bots[rules] = bot
+                    break
+            else:
+                hint_bots[rules] = None
+        return hint_bots[rules]
+
+    # ----- routes -------------------------------------------------------------------------
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    async def options_route(request: Request) -> Response:
+        return JSONResponse({"presets": presets_offered(), "preset": options.preset,
+                             "players": options.rules.num_players, "opponents": options.opponents,
+                             "bots": bot_choices(options)})
+
+    async def new_game(request: Request) -> Response:
+        body = await read_json(request)
+        preset = body.get("preset", options.preset)
+        if not isinstance(preset, str) or preset not in Rules.presets():
+            raise Refused(422, f"unknown preset {preset!r}; presets: {', '.join(Rules.presets())}")
+        players = body.get("players", options.rules.num_players)
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise Refused(422, f"players must be an integer from 2 to 6, got {players!r}")
+        try:
+            if preset == options.preset and players == options.rules.num_players:
+                rules = options.rules  # the rules given on the command line (--set included)
+            else:
+                rules = Rules.preset(preset, num_players=players)
+        except ValueError as err:
+            raise Refused(422, str(err)) from None
+        seat = body.get("seat", 0)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
+            raise Refused(422, f"seat must be an integer from 0 to {rules.num_players - 1}, got {seat!r}")
+        seed = body.get("seed")
+        if seed is None:
+            seed = new_seed()
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise Refused(422, f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
+        match = body.get("match", False)
+        if not isinstance(match, bool):
+            raise Refused(422, f"match must be true or false, got {match!r}")
+        names = body.get("opponents", options.opponents)
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or len(names) not in (1, rules.num_players - 1):
+            raise Refused(422, f"opponents must list one bot for every other seat ({rules.num_players - 1}), "
+                               "or one for all")
+        if len(names) == 1:
+            names = names * (rules.num_players - 1)
+        others = [s for s in range(rules.num_players) if s != seat]
+        bots, bot_names = [None] * rules.num_players, ["you"] * rules.num_players
+        for s, name in zip(others, names):
+            bots[s] = await run_in_threadpool(make_seat_bot, name, rules, seed + s)
+            bot_names[s] = name
+        table = Table(rules, preset, seat, bots, bot_names, seed, Match(rules, seed=seed) if match else None)
+        events = await run_in_threadpool(locked, table, table.start)
+        game_id = tables.add(table)
+        return JSONResponse({"id": game_id, "events": events, "state": table.state()}, status_code=201)
+
+    async def get_game(request: Request) -> Response:
+        table = tables.get(request.path_params["game_id"])
+        return JSONResponse({"id": request.path_params["game_id"], "state": table.state()})
+
+    async def move(request: Request) -> Response:
+        table = tables.get(request.path_params["game_id"])
+        body = await read_json(request)
+        if "action" not in body:
+            raise Refused(422, "send {\"action\": <index>}, one of the actions the state lists")
+        events = await run_in_threadpool(locked, table, table.move, body["action"])
+        return JSONResponse({"events": events, "state": table.state()})
+
+    async def next_deal(request: Request) -> Response:
+        table = tables.get(request.path_params["game_id"])
+        events = await run_in_threadpool(locked, table, table.next_deal)
+        return JSONResponse({"events": events, "state": table.state()})
+
+    async def hint(request: Request) -> Response:
+        table = tables.get(request.path_params["game_id"])
+        bot = await run_in_threadpool(hint_bot, table.rules)
+        if bot is None:
+            raise Refused(404, f"no trained bot for {table.rules.describe()}: hints need one")
+        return JSONResponse(await run_in_threadpool(locked, table, table.hint, bot))
+
+    async def record(request: Request) -> Response:
+        table = tables.get(request.path_params["game_id"])
+        data = await run_in_threadpool(locked, table, table.record)
+        return Response(json.dumps(data, indent=1), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="durak-{table.deal_number}.json"'})
+
+    async def replay(request: Request) -> Response:
+        body = await read_json(request)
+        try:
+            rec = await run_in_threadpool(load_record, body)
+        except ValueError as err:
+            raise Refused(422, str(err)) from None
+        return JSONResponse(await run_in_threadpool(replay_frames, rec))
+
+    routes = [
+        Route("/", index),
+        Route("/api/options", options_route),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{game_id}", get_game),
+        Route("/api/games/{game_id}/moves", move, methods=["POST"]),
+        Route("/api/games/{game_id}/next", next_deal, methods=["POST"]),
+        Route("/api/games/{game_id}/hint", hint),
+        Route("/api/games/{game_id}/record", record),
+        Route("/api/replays", replay, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+    async def refused(request: Request, err: Refused) -> Response:
+        return JSONResponse({"error": str(err)}, status_code=err.status)
+
+    async def http_error(request: Request, err: HTTPException) -> Response:
+        return JSONResponse({"error": str(err.detail)}, status_code=err.status_code, headers=err.headers)
+
+    app = Starlette(routes=routes, exception_handlers={Refused: refused, HTTPException: http_error})
+    app.state.tables = tables  # for tests that look behind the page
+    return app
+
+
+def _fits(preset: str, players: int) -> bool:
+    try:
+        Rules.preset(preset, num_players=players)
+        return True
+    except ValueError:
+        return False
+
+
+def locked(table: Table, method, *args):
+    """One request at a time per table (two tabs on one game, or a double click)."""
+    with table.lock:
+        return method(*args)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request's JSON object: 413 past ``MAX_BODY``, 400 if it is not JSON, 422 if it is not an object."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise Refused(413, f"the request body is larger than {MAX_BODY // 1024} KB")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused(413, f"the request body is larger than {MAX_BODY // 1024} KB")
+    if not body:
+        return {}
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise Refused(400, f"the request body is not JSON ({err.msg if hasattr(err, 'msg') else err})") from None
+    if not isinstance(data, dict):
+        raise Refused(422, f"the request body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def replay_frames(rec) -> dict[str, Any]:
+    """Every position of a recorded deal with every hand shown (the record's owner sees it all)."""
+    game = Game(rec.rules, seed=rec.seed, first_seat=rec.first_seat)
+    names = list(rec.players)
+    frames = [frame(game, "The deal", names)]
+    told = 0
+    for seat, action in rec.moves:
+        game.step(action, seat=seat)
+        text = f"{names[seat]}: {decode_action(action, rec.rules)}"
+        if game.last_bout is not None and game.last_bout.bout > told:
+            told = game.last_bout.bout
+            text += " — " + describe_bout(game.last_bout, names)
+        if game.is_over:
+            text += " — " + describe_result(game.result, names)
+        frames.append(frame(game, text, names))
+    return {"players": names, "rules": rec.rules.to_dict(), "seed": rec.seed, "frames": frames}
+
+
+def frame(game: Game, text: str, names: list[str]) -> dict[str, Any]:
+    trump = game.trump
+    return {
+        "text": text,
+        "hands": [[card_json(c, trump) for c in sorted_hand(game.hand(s), trump)] for s in range(game.n)],
+        "table": [{"attack": card_json(a, trump), "defence": None if d is None else card_json(d, trump)}
+                  for a, d in game.table],
+        "trump": card_json(game.trump_card, trump), "stock": len(game.stock), "discard": game.discard.bit_count(),
+        "to_act": None if game.is_over else game.to_act,
+    }
+
+
+def free_port(host: str, preferred: int = 8000) -> int:
+    """``preferred`` if it is free on ``host``, else any free port."""
+    import socket
+
+    for port in (preferred, 0):
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+            try:
+                sock.bind((host, port))
+                return sock.getsockname()[1]
+            except OSError:
+                continue
+    raise OSError(f"no free port on {host}")
+
+
+def serve(options: Options, host: str = "127.0.0.1", port: int | None = None, open_browser: bool = False) -> int:
+    import uvicorn
+
+    port = free_port(host) if port is None else port
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    print(f"durak: serving the page at {url}  (Ctrl-C stops)", flush=True)
+    if open_browser:
+        import webbrowser
+
+        threading.Timer(0.8, webbrowser.open, args=(url,)).start()
+    uvicorn.run(make_app(options), host=host, port=port, log_level="warning")
+    return 0

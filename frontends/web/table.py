@@ -1,0 +1,245 @@
+"""One game at the browser's table: the deal, the person's seat, the bots at the others, and what the
+page is shown.
+
+Everything the page receives is built here from the person's ``SeatView`` (and, once a deal is over,
+its public result): the other hands as counts with the cards each seat was seen picking up, the
+discard as cards only where the rules show it.  The deal's seed would give every hidden card away
+(the shuffle is public code), so the page gets a short deal number while the deal runs and the seed
+once it ends, with the game record.  The engine is the one authority on the rules: the page is told
+which actions are legal and sends one of their indices back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from durak_env.engine.actions import decode_action
+from durak_env.engine.cards import CARDS, RANKS, SUIT_SYMBOLS, SUITS
+from durak_env.engine.game import Game
+from durak_env.engine.loop import MOVE_LIMIT, play, seated
+from durak_env.engine.match import Match
+from durak_env.engine.record import make_record
+from durak_env.engine.render import describe_bout, describe_result, doing, sorted_hand
+from durak_env.engine.rules import Rules
+from durak_env.engine.view import SeatView
+
+
+class Refused(Exception):
+    """A request the table cannot take (an illegal move, a move out of turn): the HTTP status and one line."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def card_json(card, trump: int) -> dict[str, Any]:
+    """A card as the page draws it: its name ("8D"), its label with the suit symbol ("8♦") and its suit."""
+    card = CARDS[card]
+    return {"card": str(card), "label": RANKS[card.rank] + SUIT_SYMBOLS[card.suit], "suit": SUITS[card.suit],
+            "trump": card.suit == trump}
+
+
+@dataclass
+class Table:
+    """A deal (or a seed-003 match of deals) between a person at ``seat`` and ``bots`` at the other seats."""
+
+    rules: Rules
+    preset: str
+    seat: int
+    bots: list
+    """One per seat, None at the person's."""
+    bot_names: list[str]
+    seed: int
+    match: Match | None = None
+    game: Game = field(init=False)
+    moves: list[tuple[int, int]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self._deal()
+
+    def _deal(self) -> None:
+        """The next deal: the match's, or the one of ``seed``; the bots start afresh."""
+        if self.match is not None:
+            self.game = self.match.next_deal()
+            self.seed = self.match.seeds[-1]
+        else:
+            self.game = Game(self.rules, seed=self.seed)
+        self.moves = []
+        self._told_bout, self._ended = 0, False
+        for s, bot in enumerate(self.bots):
+            if bot is not None:
+                bot.reset(self.seed * 31 + s)
+
+    @property
+    def deal_number(self) -> str:
+        """A short name for the deal that does not give its seed away."""
+        return hashlib.sha256(f"durak-deal/{self.seed}".encode()).hexdigest()[:8]
+
+    # ----- playing ------------------------------------------------------------------------
+
+    def start(self) -> list[dict]:
+        """The bots' moves (and forced moves) up to the person's first decision."""
+        return self._play_bots()
+
+    def move(self, action: Any) -> list[dict]:
+        """Play the person's move, then the bots' up to the person's next decision; returns the events."""
+        game = self.game
+        if game.is_over:
+            raise Refused(409, "the deal is over: start a new game" + (" or the next deal" if self.match else ""))
+        if game.to_act != self.seat:
+            raise Refused(409, f"it is {self.name(game.to_act)}'s turn, not yours")
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise Refused(422, f"action must be an integer index, got {action!r}")
+        reason = game.why_not(action)
+        if reason is not None:
+            raise Refused(409, f"that move is not legal: {reason}")
+        self.moves.append((self.seat, action))
+        game.play_unchecked(action)
+        events: list[dict] = []
+        self._after(events)
+        return events + self._play_bots()
+
+    def _play_bots(self) -> list[dict]:
+        """The bots' moves and the forced moves, each an event with the position after it, up to the person's
+        next real decision or the end of the deal."""
+        events: list[dict] = []
+        game, seat = self.game, self.seat
+
+        def told(mover: int, action: int, forced: bool) -> None:
+            self.moves.append((mover, action))
+            text = f"{self.name(mover)}: {decode_action(action, self.rules)}" + (" (the only move)" if forced else "")
+            events.append({"kind": "move", "seat": mover, "text": text, "state": self.state()})
+            self._after(events)
+
+        play(game, seated([None if s == seat else bot.act for s, bot in enumerate(self.bots)]),
+             until=lambda g: g.to_act == seat, on_move=told, limit=max(0, MOVE_LIMIT - len(self.moves)))
+        if not game.is_over and len(self.moves) >= MOVE_LIMIT:
+            events.append({"kind": "cut", "text": f"The deal was cut off after {MOVE_LIMIT:,} moves.",
+                           "state": self.state()})
+        return events
+
+    def _after(self, events: list) -> None:
+        """After a move: the end of a bout, and the end of the deal, each told once."""
+        game = self.game
+        bout = game.last_bout
+        if bout is not None and bout.bout > self._told_bout:
+            self._told_bout = bout.bout
+            events.append({"kind": "bout", "text": describe_bout(game.view(self.seat).last_bout, self.names()),
+                           "state": self.state()})
+        if game.is_over and not self._ended:
+            self._ended = True
+            if self.match is not None:
+                self.match.record(game)
+            events.append({"kind": "end", "text": describe_result(game.result, self.names()), "state": self.state()})
+
+    def next_deal(self) -> list[dict]:
+        """The next deal of the match, played up to the person's first decision."""
+        if self.match is None:
+            raise Refused(409, "this game is a single deal, not a match")
+        if not self.game.is_over:
+            raise Refused(409, "the current deal is not over")
+        if self.match.over:
+            raise Refused(409, "the match is over")
+        self._deal()
+        return self.start()
+
+    # ----- what the page is shown ---------------------------------------------------------
+
+    def name(self, seat: int) -> str:
+        return "you" if seat == self.seat else f"{self.bot_names[seat]} (player {seat + 1})"
+
+    def names(self) -> list[str]:
+        return [self.name(s) for s in range(self.rules.num_players)]
+
+    def state(self) -> dict[str, Any]:
+        """The table as the person's seat sees it: built from its view, nothing else."""
+        game = self.game
+        view = game.view(self.seat)
+        return view_state(view, self)
+
+    def hint(self, bot) -> dict[str, Any]:
+        """A trained bot's move probabilities and value estimate for the person's position, from its view."""
+        view = self.game.view(self.seat)
+        if not view.legal_actions:
+            raise Refused(409, "it is not your turn: there is nothing to hint")
+        probs = bot.probabilities(view)
+        moves = sorted(({"action": a, "text": str(decode_action(a, self.rules)), "p": round(float(probs[a]), 4)}
+                        for a in view.legal_actions), key=lambda m: -m["p"])
+        return {"moves": moves, "value": bot.value(view), "bot": bot.name}
+
+    def record(self) -> dict[str, Any]:
+        if not self.game.is_over:
+            raise Refused(409, "the record comes when the deal ends: its seed would show the hidden cards")
+        return make_record(self.rules, self.seed, self.game.first_seat, self.moves, self.names()).to_dict()
+
+
+def view_state(view: SeatView, table: Table) -> dict[str, Any]:
+    rules, me, trump = view.rules, view.seat, view.trump_suit
+    legal = view.legal_actions
+    by_card: dict[str, list[dict]] = {}
+    take = done = None
+    for action in legal:
+        move = decode_action(action, rules)
+        if move.card is None:
+            take, done = (action, done) if move.kind == "take" else (take, action)
+        else:
+            by_card.setdefault(str(move.card), []).append({"kind": move.kind, "action": action})
+    hand = []
+    for card in sorted_hand(view.hand, trump):
+        entry = card_json(card, trump)
+        entry["actions"] = sorted(by_card.get(str(card), []), key=lambda a: ("defend", "attack", "transfer").index(
+            a["kind"]))
+        hand.append(entry)
+    seats = []
+    result = table.game.result if view.is_over else None
+    for s, size in enumerate(view.hand_sizes):
+        known = view.known_masks[s]
+        picked = [card_json(c, trump) for c in sorted_hand([c for c in view.known[s] if c != view.trump_card], trump)]
+        seats.append({"seat": s, "name": table.name(s), "cards": size, "role": doing(view, s),
+                      "to_act": s == view.to_act, "out": s in view.out, "picked_up": picked if s != me else [],
+                      "drew_trump_card": bool(known >> view.trump_card & 1) and s != me,
+                      "place": result.placings[s] if result else None, "points": result.points[s] if result else None})
+    state: dict[str, Any] = {
+        "preset": table.preset, "rules": rules.to_dict(), "players": rules.num_players, "you": me,
+        "deal": table.deal_number, "bout": view.bouts + 1, "hand": hand, "seats": seats,
+        "table": [{"attack": card_json(a, trump), "defence": None if d is None else card_json(d, trump)}
+                  for a, d in view.table],
+        "trump": {"suit": SUITS[trump], "symbol": SUIT_SYMBOLS[trump], "card": card_json(view.trump_card, trump),
+                  "drawn": view.stock_size == 0},
+        "stock": view.stock_size,
+        "discard": {"count": view.discard_count,
+                    "cards": None if view.discard_mask is None else
+                    [card_json(c, trump) for c in sorted_hand(list(view.discard), trump)]},
+        "your_turn": bool(legal), "take": take, "done": done, "taking": view.taking,
+        "status": status(view, table), "over": view.is_over,
+    }
+    if view.is_over:
+        r = result
+        state["result"] = {"fool": r.fool, "placings": list(r.placings), "points": list(r.points),
+                           "text": describe_result(r, table.names()), "hand_sizes": list(view.hand_sizes)}
+        state["seed"] = table.seed
+    if table.match is not None:
+        m = table.match
+        state["match"] = {"deals": rules.match_deals, "played": len(m.results), "totals": list(m.totals),
+                          "over": m.over, "winners": m.winners if m.over else None}
+    return state
+
+
+def status(view: SeatView, table: Table) -> str:
+    if view.is_over:
+        return "The deal is over."
+    role = doing(view, view.seat)
+    if view.legal_actions:
+        return {"leading": "Your lead: play any card.", "may throw in": "You may throw in a card of a rank on the table,"
+                " or press Done.", "defending": "Beat the leftmost unbeaten card, or pick up."}.get(
+            role, "Your move.")
+    return f"{table.name(view.to_act).capitalize()} to move."
+
+
+def new_seed() -> int:
+    return random.SystemRandom().randrange(2**31)
