@@ -159,8 +159,12 @@ def cmd_train(args: argparse.Namespace) -> int:
                      if getattr(args, n) is not None] + (["--learners"] if args.learners else [])
     if args.backend == "torch" and rllib_options:
         raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
-    from training.config import ConfigError, TrainConfig
+    from training.config import ConfigError, TrainConfig, shipped_configs
 
+    if args.list_configs:
+        for name, about in shipped_configs().items():
+            print(f"{name:14s} {about}")
+        return 0
     if args.resume:
         if args.backend == "rllib":
             raise UsageError("--resume applies to the torch backend; RLlib runs restart from their checkpoint folder")
@@ -171,7 +175,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         except (ConfigError, ValueError) as err:
             raise UsageError(str(err)) from None
     if not args.config:
-        raise UsageError("give --config FILE (e.g. configs/default.yaml)"
+        raise UsageError("give --config NAME or FILE (e.g. default; durak train --list-configs lists them)"
                          + (" or --resume RUN_DIR" if args.backend == "torch" else ""))
     try:
         cfg = TrainConfig.load(args.config)
@@ -208,6 +212,24 @@ def _report_run(run: Path) -> int:
     print(f"run folder: {run}")
     if (run / "bot.onnx").exists():
         print(f"trained bot: {run / 'bot.onnx'}  (play it: durak play --opponent {run / 'bot.onnx'})")
+    return 0
+
+
+def cmd_init_config(args: argparse.Namespace) -> int:
+    """Copy a shipped config to edit."""
+    from training.config import config_source, shipped_configs
+
+    if args.name not in shipped_configs():
+        raise UsageError(f"no shipped config {args.name!r}; configs: {', '.join(shipped_configs())}")
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; pass --force to replace it")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(config_source(args.name).read_text())
+    except OSError as err:
+        raise UsageError(f"cannot write {out}: {err.strerror or err}") from None
+    print(f"wrote {out}  (train with: durak train --config {out})")
     return 0
 
 
@@ -302,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("train", help="self-play PPO training (the main job)")
-    p.add_argument("--config", help="a YAML config, e.g. configs/default.yaml")
+    p.add_argument("--config", help="a shipped config by name (default, shipped, ...) or a YAML file")
+    p.add_argument("--list-configs", action="store_true", help="list the shipped configs and exit")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     p.add_argument("--run-dir", help="where to write the run (default: runs/<config>-<time>)")
     p.add_argument("--total-steps", type=int, help="override the config's total_steps")
@@ -316,6 +339,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, help="rllib: stop after this many iterations (default: total_steps)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
+    p = sub.add_parser("init-config", help="copy a shipped training config to edit")
+    p.add_argument("name", help="a shipped config (durak train --list-configs)")
+    p.add_argument("-o", "--output", required=True, help="the file to write")
+    p.add_argument("--force", action="store_true", help="replace the file if it exists")
+    p.set_defaults(func=cmd_init_config)
     p = sub.add_parser("export", help="export a checkpoint as a playable bot file")
     p.add_argument("checkpoint", help="a checkpoint file, or a run folder (its latest checkpoint)")
     p.add_argument("--format", choices=("onnx", "torchscript"), default="onnx")

@@ -174,3 +174,20 @@ def test_warm_start_runs_before_ppo_and_is_evaluated(tmp_path):
     assert json.loads((run / "pretrain.json").read_text())["decisions"] > 50
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert evals[0]["update"] == 0 and evals[-1]["update"] == 1
+
+
+def test_a_time_budget_ends_the_run_and_leaves_room_for_the_last_evaluation(tmp_path):
+    """``time_budget`` stops PPO before total_steps (here out of reach) so that the run, its last evaluation and
+    the export fit in the budget; the learning rate has annealed towards zero by then."""
+    import time
+
+    cfg = TrainConfig.load(TINY)
+    cfg.total_steps, cfg.time_budget, cfg.eval_every = 10**9, 0.4, 0  # 24 seconds
+    started = time.monotonic()
+    run = train_ppo(cfg, run_dir=tmp_path / "budget", progress=False)
+    took = time.monotonic() - started
+    ckpt = load_checkpoint(run / "checkpoints" / "latest.pt")
+    assert ckpt["finished"] and (run / "bot.onnx").exists() and ckpt["update"] > 2
+    assert took < 24 + 15  # the budget, and a margin for the export and process start-up
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert evals[-1]["update"] == ckpt["update"]

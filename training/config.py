@@ -31,6 +31,11 @@ class TrainConfig:
     """Seeds the networks, the deals and every bot: the same seed reproduces a run on one machine."""
     total_steps: int = 2_000_000
     """Learner decisions to train on."""
+    time_budget: Any = None
+    """Minutes of wall time for the whole run, warm start and evaluations included: PPO stops when the budget
+    or ``total_steps`` runs out, whichever comes first, leaving room for the last evaluation, and the
+    learning rate anneals over the budget.  None (the default): stop at ``total_steps`` only, so that the
+    same seed gives the same run on any machine."""
     num_envs: int = 64
     """Games stepped together in each rollout worker."""
     num_workers: Any = "auto"
@@ -102,7 +107,8 @@ class TrainConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> "TrainConfig":
-        path = Path(path)
+        """A config from a YAML file, or a shipped config by name ("default", "shipped", ...)."""
+        path = config_source(path)
         try:
             text = path.read_text()
         except OSError as err:
@@ -158,6 +164,8 @@ class TrainConfig:
             if getattr(self, name) != "auto":
                 need_int(name, 1)
         need_int("eval_every", 0)
+        if self.time_budget is not None:
+            need_float("time_budget", 0.05, 100_000.0)
         need_int("pretrain_games", 0)
         need_int("pretrain_epochs", 1)
         if not isinstance(self.pretrain_teacher, str):
@@ -190,3 +198,28 @@ class TrainConfig:
         if sum(self.opponents.values()) <= 0:
             raise ConfigError(f"{where}: opponents shares must add up to more than 0")
         self.make_rules()
+
+
+def shipped_configs() -> dict[str, str]:
+    """The configs that ship with the package: name -> their first comment line (what the run is, and how
+    long it takes)."""
+    from importlib.resources import files
+
+    out = {}
+    for item in sorted(files("training.configs").iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".yaml"):
+            first = item.read_text().splitlines()[0] if item.read_text() else ""
+            out[item.name[:-5]] = first.lstrip("# ").strip()
+    return out
+
+
+def config_source(path: str | Path):
+    """A config file: the path as given, or, for a bare name that is no file here, the shipped config of that
+    name (``durak train --config default`` works from any folder)."""
+    from importlib.resources import files
+
+    candidate = Path(path)
+    name = str(path)
+    if not candidate.exists() and "/" not in name and name.removesuffix(".yaml") in shipped_configs():
+        return files("training.configs") / f"{name.removesuffix('.yaml')}.yaml"
+    return candidate

@@ -42,6 +42,30 @@ class RunState:
     """State dicts of past policies, the "pool" opponents."""
     pool_version: int = 0
     evals: list = field(default_factory=list)
+    seconds: float = 0.0
+    """Wall time the run has taken so far (a resumed run goes on counting against ``time_budget``)."""
+    finished: bool = False
+    """The run reached its end (total_steps or time_budget) and was evaluated there."""
+
+
+class Clock:
+    """The run's wall time against ``time_budget``: PPO stops early enough to leave room for the last
+    evaluation, which is timed on the evaluations before it."""
+
+    def __init__(self, cfg: TrainConfig, state: RunState):
+        self.budget = cfg.time_budget * 60 if cfg.time_budget else None
+        self.started = time.monotonic() - state.seconds
+        self.eval_seconds = 45.0  # until an evaluation has been timed
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def out_of_time(self) -> bool:
+        return self.budget is not None and self.elapsed() + 1.2 * self.eval_seconds + 5 >= self.budget
+
+    def fraction(self) -> float:
+        """How far the budget is spent, for annealing (0 without a budget)."""
+        return 0.0 if self.budget is None else min(1.0, self.elapsed() / max(1.0, self.budget - self.eval_seconds))
 
 
 def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, resume: str | Path | None = None,
@@ -58,30 +82,33 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     gen = torch.Generator().manual_seed(cfg.seed)
     state = restore(run_dir, net, opt, gen) if resumed else RunState()
     log = RunLog(run_dir, cfg, state, progress)
+    clock = Clock(cfg, state)
     if not resumed and cfg.pretrain_games:
         warm_start(net, cfg, rules, run_dir, progress)
-        checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, evaluate=True)
+        checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=True)
     num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
     last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
     rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + state.update)
     try:
-        while state.update < last:
-            anneal(opt, cfg, state.update, num_updates)
+        while state.update < last and not state.finished:
+            anneal(opt, cfg, max(state.update / num_updates, clock.fraction()))
             t0 = time.perf_counter()
-            batch = rollouts.next_batch(net.state_dict(), state.pool, state.pool_version, more=state.update + 1 < last)
+            more = state.update + 1 < last and not clock.out_of_time()
+            batch = rollouts.next_batch(net.state_dict(), state.pool, state.pool_version, more=more)
             t_roll = time.perf_counter() - t0
             stats = ppo_update(net, opt, batch, cfg, gen)
             advance(state, batch)
             grow_pool(state, net, cfg)
-            final = state.update == last
+            final = state.update == last or clock.out_of_time()
+            state.finished = state.update == num_updates or clock.out_of_time()
             want_eval = final or (cfg.eval_every and state.update % cfg.eval_every == 0)
             if want_eval or state.update % cfg.checkpoint_every == 0:
-                checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, evaluate=bool(want_eval))
+                checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=bool(want_eval))
             log.update(state, stats, batch, t_roll, time.perf_counter() - t0, opt.param_groups[0]["lr"])
     finally:
         rollouts.close()
         log.close()
-    if export_onnx and state.update >= num_updates:
+    if export_onnx and state.finished:
         from .export import export
 
         export(run_dir, "onnx", run_dir / "bot.onnx")
@@ -125,9 +152,10 @@ def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules, run_dir: Path, pr
     (run_dir / "pretrain.json").write_text(json.dumps(stats))
 
 
-def anneal(opt: torch.optim.Optimizer, cfg: TrainConfig, update: int, num_updates: int) -> None:
+def anneal(opt: torch.optim.Optimizer, cfg: TrainConfig, done: float) -> None:
+    """The learning rate falls linearly to zero as the run's steps (or its time budget) are spent."""
     if cfg.anneal_lr:
-        opt.param_groups[0]["lr"] = cfg.learning_rate * (1 - update / num_updates)
+        opt.param_groups[0]["lr"] = cfg.learning_rate * max(0.0, 1 - done)
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, cfg: TrainConfig,
@@ -191,20 +219,26 @@ def grow_pool(state: RunState, net: PolicyNet, cfg: TrainConfig) -> None:
 
 
 def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules, net: PolicyNet, opt: torch.optim.Optimizer,
-               gen: torch.Generator, state: RunState, log: "RunLog", evaluate: bool) -> None:
+               gen: torch.Generator, state: RunState, log: "RunLog", clock: Clock, evaluate: bool) -> None:
     """Write ``update_*.pt`` and ``latest.pt``; when asked, first export the policy and evaluate it against
     HeuristicBot (the evaluation is saved with the checkpoint)."""
     path = run_dir / "checkpoints" / f"update_{state.update:06d}.pt"
-    ckpt = lambda: make_checkpoint(cfg, rules, {**asdict(state), "generator": gen.get_state()},  # noqa: E731
-                                   net.state_dict(), opt.state_dict())
-    save_atomic(ckpt(), path)
+
+    def save(to: Path) -> None:
+        state.seconds = clock.elapsed()
+        save_atomic(make_checkpoint(cfg, rules, {**asdict(state), "generator": gen.get_state()}, net.state_dict(),
+                                    opt.state_dict()), to)
+
+    save(path)
     if evaluate:
         from .export import export
 
+        started = time.monotonic()
         bot = export(path, "onnx", path.with_suffix(".onnx"))
         log.evaluation(state, evaluate_bot(bot, cfg, rules, cfg.eval_games))
-        save_atomic(ckpt(), path)
-    save_atomic(ckpt(), run_dir / "checkpoints" / "latest.pt")
+        clock.eval_seconds = time.monotonic() - started
+        save(path)
+    save(run_dir / "checkpoints" / "latest.pt")
 
 
 def evaluate_bot(path: Path, cfg: TrainConfig, rules: Rules, games: int) -> dict:
