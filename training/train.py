@@ -55,7 +55,7 @@ class Clock:
     def __init__(self, cfg: TrainConfig, state: RunState):
         self.budget = cfg.time_budget * 60 if cfg.time_budget else None
         self.started = time.monotonic() - state.seconds
-        self.eval_seconds = 45.0  # until an evaluation has been timed
+        self.eval_seconds = 2 + 0.04 * cfg.eval_games  # a guess, until an evaluation has been timed
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
