@@ -23,7 +23,12 @@ from .engine import (
     parse_cards,
 )
 
-__version__ = "0.2.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("durak-env")  # one place: pyproject.toml
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
 _LAZY = {"env": "environment", "raw_env": "environment", "DurakEnv": "environment", "make_rules": "environment",
          "ObservationEncoder": "observation", "observation_slices": "observation",
@@ -46,7 +51,10 @@ except ImportError:  # the engine alone, without gymnasium
     pass
 
 __all__ = [
-    "LAYOUT_VERSION", "OBSERVATION_VERSION", "Action", "Card", "DurakEnv", "Game", "IllegalAction", "Match",
-    "DurakGymEnv", "ObservationEncoder", "Result", "Rules", "SeatView", "beats", "decode_action", "encode_action", "env",
-    "num_actions", "observation_slices", "parse_cards", "raw_env",
+    "LAYOUT_VERSION", "Action", "Card", "Game", "IllegalAction", "Match", "Result", "Rules", "SeatView", "beats",
+    "decode_action", "encode_action", "num_actions", "parse_cards",
 ]
+"""The engine's names, bound at import.  ``env``, ``raw_env``, ``DurakEnv``, ``ObservationEncoder``,
+``observation_slices``, ``OBSERVATION_VERSION`` and ``DurakGymEnv`` are here too, loaded on first use
+(they need numpy and gymnasium): ``durak_env.environment``, ``durak_env.observation`` and
+``durak_env.gym_env`` document them."""

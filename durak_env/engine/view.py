@@ -6,9 +6,7 @@ offered as properties.  Bots are handed a view, never the game, so they cannot
 reach a hidden card.
 """
 
-from __future__ import annotations
-
-from typing import NamedTuple
+from typing import NamedTuple  # no postponed annotations: the NamedTuples' fields keep real types
 
 from .cards import CARDS, Card, cards_of
 from .rules import Rules
