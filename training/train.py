@@ -46,6 +46,8 @@ class RunState:
     """Wall time the run has taken so far (a resumed run goes on counting against ``time_budget``)."""
     finished: bool = False
     """The run reached its end (total_steps or time_budget) and was evaluated there."""
+    ppo_from: float = 0.0
+    """Seconds into the run when PPO began (the time budget's annealing runs from there)."""
 
 
 class Clock:
@@ -56,6 +58,10 @@ class Clock:
         self.budget = cfg.time_budget * 60 if cfg.time_budget else None
         self.started = time.monotonic() - state.seconds
         self.eval_seconds = 2 + 0.04 * cfg.eval_games  # a guess, until an evaluation has been timed
+        self.ppo_from = 0.0  # seconds into the run when PPO began (after the warm start)
+
+    def start_ppo(self, state: "RunState") -> None:
+        self.ppo_from = self.elapsed() if state.update == 0 else state.ppo_from
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -64,8 +70,11 @@ class Clock:
         return self.budget is not None and self.elapsed() + 1.2 * self.eval_seconds + 5 >= self.budget
 
     def fraction(self) -> float:
-        """How far the budget is spent, for annealing (0 without a budget)."""
-        return 0.0 if self.budget is None else min(1.0, self.elapsed() / max(1.0, self.budget - self.eval_seconds))
+        """How far the budget left for PPO is spent, for annealing (0 without a budget)."""
+        if self.budget is None:
+            return 0.0
+        span = max(1.0, self.budget - self.eval_seconds - self.ppo_from)
+        return min(1.0, (self.elapsed() - self.ppo_from) / span)
 
 
 def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, resume: str | Path | None = None,
@@ -89,6 +98,8 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
     last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
     rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + state.update)
+    clock.start_ppo(state)
+    state.ppo_from = clock.ppo_from
     try:
         while state.update < last and not state.finished:
             anneal(opt, cfg, max(state.update / num_updates, clock.fraction()))
