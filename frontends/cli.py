@@ -160,6 +160,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.backend == "torch" and rllib_options:
         raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
     from training.config import ConfigError, TrainConfig, shipped_configs
+    from training.rollout import WorkerDied
 
     if args.list_configs:
         for name, about in shipped_configs().items():
@@ -174,6 +175,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             return _report_run(train_ppo(resume=args.resume, progress=not args.quiet))
         except (ConfigError, ValueError) as err:
             raise UsageError(str(err)) from None
+        except WorkerDied as err:
+            print(f"durak: {err}", file=sys.stderr)
+            return 1
     if not args.config:
         raise UsageError("give --config NAME or FILE (e.g. default; durak train --list-configs lists them)"
                          + (" or --resume RUN_DIR" if args.backend == "torch" else ""))
@@ -199,6 +203,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             return _report_run(train_ppo(cfg, run_dir=run_dir, progress=not args.quiet))
         except (ConfigError, ValueError) as err:
             raise UsageError(str(err)) from None
+        except WorkerDied as err:
+            print(f"durak: {err}", file=sys.stderr)
+            return 1
     from training.rllib_selfplay import train_rllib
 
     history = train_rllib(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,

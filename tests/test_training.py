@@ -191,3 +191,30 @@ def test_a_time_budget_ends_the_run_and_leaves_room_for_the_last_evaluation(tmp_
     assert took < 24 + 15  # the budget, and a margin for the export and process start-up
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert evals[-1]["update"] == ckpt["update"]
+
+
+def test_rollout_batches_hold_each_seats_own_decisions_with_the_deals_outcome():
+    """Every stored decision is the acting seat's own (its observation says it is to act, the action is legal
+    in its mask); with gamma = lambda = 1 every return is the deal's final reward for that seat; learner
+    trajectories cross collections without losing or mixing decisions."""
+    import dataclasses
+
+    from durak_env.observation import observation_slices
+    from training.policy import PolicyNet
+    from training.rollout import RolloutWorker
+
+    cfg = dataclasses.replace(TrainConfig.load(TINY), gamma=1.0, gae_lambda=1.0, num_envs=6,
+                              opponents={"self": 0.5, "heuristic": 0.5})
+    rules = cfg.make_rules()
+    worker = RolloutWorker(cfg, rules, seed=3)
+    torch.manual_seed(0)
+    net = PolicyNet(worker.obs_size, worker.num_actions, cfg.hidden_sizes)
+    worker.set_weights(net.state_dict(), [], 0)
+    to_act = observation_slices(rules)["to_act"]
+    for _ in range(3):
+        batch = worker.collect(300)
+        assert len(batch.action) >= 300 and batch.games > 0
+        assert (batch.obs[:, to_act.start] == 1).all()  # relative seat 0, the observer, is the one to act
+        assert batch.mask[np.arange(len(batch.action)), batch.action].all()
+        assert set(np.unique(np.round(batch.ret, 5)).tolist()) <= {-1.0, 0.0, 1.0}
+        np.testing.assert_allclose(batch.advantage + batch.value, batch.ret, atol=1e-5)

@@ -74,3 +74,79 @@ def test_sigkill_while_writing_a_checkpoint_leaves_the_previous_latest_intact(tm
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 4
     assert (run / "bot.onnx").exists()
+
+
+def children(pid: int) -> list[int]:
+    """The rollout processes the trainer spawned (not multiprocessing's resource tracker)."""
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    found = []
+    for child in map(int, out):
+        try:
+            if "spawn_main" in Path(f"/proc/{child}/cmdline").read_text():
+                found.append(child)
+        except OSError:
+            pass
+    return found
+
+
+def start_training(tmp_path, total_steps: int) -> tuple[subprocess.Popen, Path]:
+    """The tiny config with two rollout processes, in a subprocess of its own."""
+    config = tmp_path / "two.yaml"
+    config.write_text(TINY.read_text().replace("num_workers: 1", "num_workers: 2")
+                      .replace("total_steps: 1024", f"total_steps: {total_steps}"))
+    run = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "frontends", "train", "--config", str(config), "--run-dir", str(run),
+                             "--quiet"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, run
+
+
+def wait_for_workers(proc, count: int = 2, timeout: float = 120) -> list[int]:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        workers = children(proc.pid)
+        if len(workers) >= count:
+            return workers
+        time.sleep(0.2)
+    raise AssertionError("the rollout workers never started")
+
+
+def test_a_killed_rollout_worker_is_replaced_and_the_run_finishes(tmp_path):
+    """Issue 15: SIGKILL one rollout process mid-run: the trainer notices within seconds, starts a new worker
+    and goes on to the end."""
+    import os
+    import time
+
+    proc, run = start_training(tmp_path, total_steps=256 * 30)
+    workers = wait_for_workers(proc)
+    time.sleep(2)  # some updates in
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    assert "rollout worker" in err and "died (exit code -9); a new one takes its place" in err
+    assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 30
+    assert (run / "bot.onnx").exists()
+
+
+def test_workers_that_keep_dying_stop_the_run_with_one_line_and_a_checkpoint_to_resume(tmp_path):
+    import os
+    import time
+
+    proc, run = start_training(tmp_path, total_steps=256 * 2000)
+    wait_for_workers(proc)
+    time.sleep(3)
+    started = time.monotonic()
+    while proc.poll() is None and time.monotonic() - started < 120:
+        for pid in children(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(1.5)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err[-2000:]
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("durak: rollout workers died 4 times") and "--resume" in last and "Traceback" not in err
+    ckpt = load_checkpoint(run / "checkpoints" / "latest.pt")  # written on the way out: the resume point
+    assert not ckpt["finished"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import random
 import signal
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,10 +205,14 @@ def as_tensors(state: dict) -> dict:
 
 
 def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
     cfg = TrainConfig.from_dict(cfg_dict)
     worker = RolloutWorker(cfg, cfg.make_rules(), seed)
     while True:
-        msg = conn.recv()
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):  # the trainer is gone
+            break
         if msg is None:
             break
         state, pool_states, pool_version, steps = msg
@@ -215,9 +220,20 @@ def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
         conn.send(worker.collect(steps))
 
 
+class WorkerDied(RuntimeError):
+    """Rollout workers kept dying: the run stops, and its last checkpoint is there to resume from."""
+
+
 class Rollouts:
     """The rollout workers: in child processes (``cfg.workers()`` of them), or, for one worker without
-    ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per update."""
+    ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per update.
+
+    A worker that dies (killed, out of memory) is noticed within a second (``POLL``) while the trainer
+    waits for it; a new one takes its place and is sent the same request, so the run goes on.  After
+    ``RESTARTS`` deaths the run stops with ``WorkerDied``, its last checkpoint kept for ``--resume``."""
+
+    POLL = 1.0
+    RESTARTS = 3
 
     def __init__(self, cfg: TrainConfig, rules: Rules, seed: int):
         self.cfg = cfg
@@ -226,18 +242,26 @@ class Rollouts:
         self.sent_pool_version = -1
         self.overlap = cfg.overlap
         self.in_flight = False
+        self.seed, self.restarts = seed, 0
+        self._pool: list[dict] = []  # the pool as last sent (a new worker gets all of it)
+        self._request: tuple | None = None
         workers = cfg.workers()
         self.share = -(-cfg.rollout_steps // workers)
         if workers == 1 and not cfg.overlap:
             self.local = RolloutWorker(cfg, rules, seed)  # no process: collect, then update, in turn
             return
-        ctx = mp.get_context("spawn")
+        self._ctx = mp.get_context("spawn")
         for w in range(workers):
-            parent, child = ctx.Pipe()
-            p = ctx.Process(target=_worker_main, args=(child, cfg.to_dict(), seed * 1000 + w), daemon=True)
-            p.start()
-            self.procs.append(p)
-            self.conns.append(parent)
+            self.procs.append(None)
+            self.conns.append(None)
+            self._start(w, seed * 1000 + w)
+
+    def _start(self, w: int, seed: int) -> None:
+        parent, child = self._ctx.Pipe()
+        proc = self._ctx.Process(target=_worker_main, args=(child, self.cfg.to_dict(), seed), daemon=True)
+        proc.start()
+        child.close()
+        self.procs[w], self.conns[w] = proc, parent
 
     def request(self, state: dict, pool_states: list[dict], pool_version: int) -> None:
         """Start collecting a batch with these weights (in the background when there are worker processes)."""
@@ -246,20 +270,44 @@ class Rollouts:
             self.local.set_weights(state, pool_states, pool_version)
             self._local_batch = self.local.collect(steps)
             return
-        send_pool = [as_arrays(sd) for sd in pool_states] if pool_version != self.sent_pool_version else None
+        send_pool = None
+        if pool_version != self.sent_pool_version:
+            send_pool = self._pool = [as_arrays(sd) for sd in pool_states]
         self.sent_pool_version = pool_version
         # Copies by value: torch would pass the live tensors through shared memory, and the optimiser
         # changes them in place while the workers still read them.
-        message = (as_arrays(state), send_pool, pool_version, steps)
+        weights = as_arrays(state)
+        self._request = (weights, pool_version, steps)
         for conn in self.conns:
-            conn.send(message)
+            conn.send((weights, send_pool, pool_version, steps))
         self.in_flight = True
 
     def receive(self) -> Batch:
         if self.local is not None:
             return self._local_batch
         self.in_flight = False
-        return Batch.concat([conn.recv() for conn in self.conns])
+        return Batch.concat([self._receive_from(w) for w in range(len(self.conns))])
+
+    def _receive_from(self, w: int) -> Batch:
+        """Worker w's batch, waiting on its pipe (no spinning) and replacing it if it dies meanwhile."""
+        while True:
+            try:
+                if self.conns[w].poll(self.POLL):
+                    return self.conns[w].recv()
+            except (EOFError, OSError):
+                pass  # the pipe closed: the worker is gone
+            if self.procs[w].is_alive():
+                continue
+            self.restarts += 1
+            code = self.procs[w].exitcode
+            if self.restarts > self.RESTARTS:
+                raise WorkerDied(f"rollout workers died {self.restarts} times (the last with exit code {code}); "
+                                 "the run stopped at its last checkpoint: durak train --resume RUN_DIR goes on")
+            print(f"durak train: rollout worker {w} died (exit code {code}); a new one takes its place",
+                  file=sys.stderr, flush=True)
+            self._start(w, self.seed * 1000 + w + 100 * self.restarts)
+            weights, pool_version, steps = self._request
+            self.conns[w].send((weights, self._pool, pool_version, steps))
 
     def collect(self, state: dict, pool_states: list[dict], pool_version: int) -> Batch:
         self.request(state, pool_states, pool_version)
@@ -287,3 +335,4 @@ class Rollouts:
             p.join(timeout=5)
             if p.is_alive():
                 p.terminate()
+        self.procs, self.conns = [], []

@@ -27,7 +27,7 @@ from durak_env.observation import ObservationEncoder
 from .checkpoints import load_checkpoint, make_checkpoint, save_atomic
 from .config import ConfigError, TrainConfig
 from .policy import PolicyNet
-from .rollout import Batch, Rollouts
+from .rollout import Batch, Rollouts, WorkerDied
 
 
 @dataclass
@@ -116,6 +116,9 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
             if want_eval or state.update % cfg.checkpoint_every == 0:
                 checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=bool(want_eval))
             log.update(state, stats, batch, t_roll, time.perf_counter() - t0, opt.param_groups[0]["lr"])
+    except WorkerDied:
+        checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=False)  # the resume point
+        raise
     finally:
         rollouts.close()
         log.close()
