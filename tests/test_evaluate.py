@@ -89,3 +89,36 @@ def test_one_definition_of_a_draw():
     draws = sum(r.draw for r in report.records)
     assert report.head_to_head["draws"] == draws
     assert all(s.draws == draws for s in report.stats)
+
+
+def test_a_killed_evaluation_worker_costs_no_game_and_no_result(tmp_path):
+    """Issue 15: SIGKILL an evaluator worker during ``durak eval``: its decks are played again in a new pool
+    (seeded decks give the same games), the report says so, and the numbers equal an undisturbed run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    argv = [sys.executable, "-m", "frontends", "eval", "heuristic", "easy", "--games", "4000", "--workers", "2",
+            "--quiet", "--json"]
+    proc = subprocess.Popen(argv + [str(tmp_path / "killed.json")], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    workers = []
+    for _ in range(200):
+        found = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        workers = [int(p) for p in found if "resource_tracker" not in Path(f"/proc/{p}/cmdline").read_text()]
+        if len(workers) >= 2:
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    assert "note: a worker died" in out and "were played again" in out
+    calm = subprocess.run(argv + [str(tmp_path / "calm.json")], cwd=root, capture_output=True, text=True, timeout=600)
+    killed, whole = json.loads((tmp_path / "killed.json").read_text()), json.loads((tmp_path / "calm.json").read_text())
+    assert killed["games"] == whole["games"] == 4000
+    assert [s["fool_rate"] for s in killed["stats"]] == [s["fool_rate"] for s in whole["stats"]]

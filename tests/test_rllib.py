@@ -45,6 +45,39 @@ def test_two_iterations_on_local_ray_play_episodes_with_finite_losses(tmp_path):
         action = bot.act(game.view(game.to_act))
         assert action in game.legal_actions()
         game.step(action)
+    assert bot.value(game.view(0)) is not None  # the file carries RLlib's value head too
+
+
+def test_a_killed_env_runner_is_restarted_and_the_run_finishes(tmp_path):
+    """Issue 15: SIGKILL an RLlib env runner mid-run: RLlib's fault tolerance (restart_failed_env_runners, as
+    build_config sets it) starts a new one and the iterations go on."""
+    import os
+    import signal
+    import subprocess
+    import threading
+    import time
+
+    cfg = TrainConfig.load(Path(__file__).parent.parent / "configs" / "tiny.yaml")
+    cfg.eval_games, cfg.eval_every = 4, 0
+    killed = []
+
+    def kill_one_runner():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            found = subprocess.run(["pgrep", "-f", "ray::MultiAgentEnvRunner"], capture_output=True, text=True).stdout
+            if found.split():
+                time.sleep(3)  # let it sample a little first
+                os.kill(int(found.split()[0]), signal.SIGKILL)
+                killed.append(int(found.split()[0]))
+            time.sleep(0.2)
+
+    killer = threading.Thread(target=kill_one_runner, daemon=True)
+    killer.start()
+    history = train_rllib(cfg, tmp_path, env_runners=1, envs_per_runner=2, iterations=6, progress=False)
+    killer.join(5)
+    assert killed, "no env runner was found to kill"
+    assert len(history) == 6 and history[-1]["env_steps_lifetime"] > history[0]["env_steps_lifetime"]
+    assert (tmp_path / "bot.onnx").exists()
 
 
 def test_training_on_an_existing_cluster_with_address_auto(tmp_path):

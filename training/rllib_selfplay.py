@@ -39,6 +39,8 @@ from .config import TrainConfig
 
 POLICY = "shared"
 ENV_NAME = "durak_selfplay"
+RESTARTS = 10
+"""Env runner restarts RLlib allows before the run fails."""
 
 
 class RLlibObservations(BaseWrapper):
@@ -92,6 +94,10 @@ def build_config(cfg: TrainConfig, env_runners: int, learners: int, envs_per_run
         )}))
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=envs_per_runner,
                      rollout_fragment_length="auto")
+        # A dead env runner (killed, out of memory) is restarted by RLlib and the iteration goes on without its
+        # samples; RESTARTS bounds it, then the run fails (tests/test_rllib.py kills one).
+        .fault_tolerance(restart_failed_env_runners=True, max_num_env_runner_restarts=RESTARTS,
+                         delay_between_env_runner_restarts_s=1.0)
         .learners(num_learners=learners)
         .training(lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip_coef,
                   entropy_coeff=cfg.ent_coef, vf_loss_coeff=cfg.vf_coef, grad_clip=cfg.max_grad_norm,
