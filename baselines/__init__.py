@@ -13,10 +13,10 @@ from durak_env.engine.rules import Rules
 
 from .base import Bot, RandomBot
 from .heuristic import EasyBot, HeuristicBot, heuristic_action
-from .search import LEVELS, SearchBot
+from .search import LEVELS, PolicySearchBot, SearchBot
 
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
-             "trained", "trained:<family>")
+             "search:policy", "trained", "trained:<family>")
 BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
@@ -41,8 +41,9 @@ def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
 
 
 def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = None) -> Bot:
-    """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>],
-    trained (the shipped policy made for ``rules``), trained:<family>, or a path to an exported policy file."""
+    """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>], search:policy
+    (search with the shipped policy for ``rules`` inside it), trained (the shipped policy made for ``rules``),
+    trained:<family>, or a path to an exported policy file."""
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):
@@ -63,6 +64,10 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
             return SearchBot(seed)
         if arg.isdigit():
             return SearchBot(seed, worlds=int(arg))
+        if arg == "policy":
+            from .policy_file import load_bot
+
+            return PolicySearchBot(load_bot(shipped_bot(rules)), seed=seed)
         return SearchBot(seed, level=arg)
     if name == "trained":
         from .policy_file import load_bot
@@ -75,5 +80,6 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
     raise ValueError(f"unknown bot {spec!r}; bots: {', '.join(BOT_NAMES)}, or an exported policy file")
 
 
-__all__ = ["BOT_NAMES", "LEVELS", "SHIPPED_BOTS", "Bot", "EasyBot", "HeuristicBot", "RandomBot", "SearchBot",
+__all__ = ["BOT_NAMES", "LEVELS", "SHIPPED_BOTS", "Bot", "EasyBot", "HeuristicBot", "PolicySearchBot", "RandomBot",
+           "SearchBot",
            "heuristic_action", "make_bot", "shipped_bot"]

@@ -67,6 +67,15 @@ class PolicyBot:
         self.encoder.mask(view, self._mask[0])
         return np.asarray(self._probabilities(self._obs, self._mask))[0]
 
+    def choose_many(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The bot's moves for a batch of encoded observations and masks (as ``act`` picks them: the most
+        probable legal move, or one sampled when ``sample``)."""
+        probs = np.asarray(self._probabilities(obs, mask)) * (mask > 0)
+        if not self.sample:
+            return probs.argmax(axis=1)
+        probs /= probs.sum(axis=1, keepdims=True)
+        return np.array([self.rng.choice(len(p), p=p) for p in probs])
+
     def value(self, view: SeatView) -> float | None:
         """The policy's estimate of the deal's outcome for the view's seat (-1 the fool, +1 first out), from
         the view alone; None for a bot file without a value head."""

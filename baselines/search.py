@@ -81,3 +81,68 @@ class SearchBot:
         preferred = self.fallback.act(view)
         best = max(range(len(legal)), key=lambda i: (totals[i], legal[i] == preferred))
         return legal[best]
+
+
+class PolicySearchBot:
+    """Search with a trained policy inside it (``search:policy``): the policy's probabilities choose which
+    moves are worth trying (the ``top_k`` most probable), and in every sampled world each of them is played
+    and the deal finished by the policy at every seat, its moves chosen greedily for all the rollouts
+    together (one batched call a step).  The move with the best mean result wins; the policy's own choice
+    breaks ties.  Like ``SearchBot``, it reads only its view."""
+
+    name = "search-policy"
+
+    def __init__(self, policy, seed: int | None = None, worlds: int = 8, top_k: int = 4,
+                 max_moves: int = 1000):
+        self.policy, self.worlds, self.top_k, self.max_moves = policy, worlds, top_k, max_moves
+        self.rules = policy.rules
+        self.rng = random.Random(seed)
+        self.encoder = policy.encoder
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.policy.reset(seed)
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        probs = self.policy.probabilities(view)
+        ranked = sorted(legal, key=lambda a: -probs[a])
+        candidates = ranked[:self.top_k]
+        if len(candidates) == 1:
+            return candidates[0]
+        games, owners = [], []
+        for _ in range(self.worlds):
+            world = sample_world(view, self.rng)
+            for k, action in enumerate(candidates):
+                trial = world.clone()
+                trial.play_unchecked(action)
+                games.append(trial)
+                owners.append(k)
+        totals = [0.0] * len(candidates)
+        for k, reward in zip(owners, self._finish(games, view.seat)):
+            totals[k] += reward
+        best = max(range(len(candidates)), key=lambda k: (totals[k], -k))  # ties: the policy's preference
+        return candidates[best]
+
+    def _finish(self, games: list[Game], seat: int) -> list[float]:
+        """Play every game to its end with the policy at every seat, all in lockstep; ``seat``'s rewards."""
+        import numpy as np
+
+        width = self.encoder.num_actions
+        obs = np.empty((len(games), self.encoder.size), dtype=np.float32)
+        for _ in range(self.max_moves):
+            for g in games:
+                g.play_forced()
+            live = [g for g in games if g.result is None]
+            if not live:
+                break
+            seats = [g.to_act for g in live]
+            self.encoder.encode_games(live, seats, obs[:len(live)])
+            mask = np.zeros((len(live), width), dtype=np.int8)
+            for i, g in enumerate(live):
+                mask[i, list(g.legal_actions())] = 1
+            for g, action in zip(live, self.policy.choose_many(obs[:len(live)], mask).tolist()):
+                g.play_unchecked(action)
+        return [g.result.rewards()[seat] if g.result is not None else 0.0 for g in games]

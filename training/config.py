@@ -17,6 +17,8 @@ from durak_env.cores import usable_cores
 from durak_env.engine.rules import Rules
 
 OPPONENTS = ("self", "pool", "heuristic", "easy", "random", "search")
+"""The kinds of opponent a share can name; any other name a bot maker knows ("search:medium", "trained",
+a bot file's path) is an opponent too, frozen (a best-response learner trains against a shipped bot so)."""
 
 
 class ConfigError(ValueError):
@@ -192,7 +194,15 @@ class TrainConfig:
             raise bad("opponents", f"a mapping of shares over {', '.join(OPPONENTS)}")
         for kind, share in self.opponents.items():
             if kind not in OPPONENTS:
-                raise ConfigError(f"{where}: opponents: unknown kind {kind!r}; kinds: {', '.join(OPPONENTS)}")
+                from baselines import make_bot
+
+                try:
+                    made_for = getattr(make_bot(kind, rules=self.make_rules()), "rules", None)
+                except (ValueError, TypeError) as err:
+                    raise ConfigError(f"{where}: opponents: {kind!r} is neither a kind ({', '.join(OPPONENTS)}) nor "
+                                      f"a bot: {err}") from None
+                if made_for is not None and made_for != self.make_rules():
+                    raise ConfigError(f"{where}: opponents: {kind} was trained for {made_for.describe()}")
             if isinstance(share, bool) or not isinstance(share, (int, float)) or share < 0:
                 raise ConfigError(f"{where}: opponents.{kind} must be a share >= 0, got {share!r}")
         if sum(self.opponents.values()) <= 0:

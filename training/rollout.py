@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot
+from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot, make_bot
+from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
 from durak_env.vector import VectorGames
 
@@ -71,6 +72,9 @@ class RolloutWorker:
         self.pool_version = -1
         self.bots = {"heuristic": HeuristicBot(), "easy": EasyBot(seed), "random": RandomBot(seed),
                      "search": SearchBot(seed, level="fast")}
+        for spec in cfg.opponents:  # a named bot (a frozen policy file, a search level): made once, here
+            if spec not in self.bots and spec not in (LEARN, "pool"):
+                self.bots[spec] = make_bot(spec, seed=seed, rules=rules)
         kinds = list(cfg.opponents)
         self.kinds, self.shares = kinds, [cfg.opponents[k] for k in kinds]
         n = rules.num_players
@@ -133,6 +137,8 @@ class RolloutWorker:
                         for k, (i, seat) in enumerate(zip(rows, seats)):
                             self.pending[i][seat].append(stored + k)
                         stored += len(rows)
+                elif isinstance(self.bots[ctrl[0]], PolicyBot):  # a frozen policy: its decisions in one batch
+                    actions[rows] = self.bots[ctrl[0]].choose_many(vec.obs[rows], vec.mask[rows])
                 else:
                     bot = self.bots[ctrl[0]]
                     for i in rows:
@@ -161,7 +167,8 @@ class RolloutWorker:
         groups: dict[tuple, list[int]] = {}
         for i, seat in enumerate(self.vec.seats.tolist()):
             groups.setdefault(self.controllers[i][seat], []).append(i)
-        self.vec.write([i for ctrl, rows in groups.items() if ctrl[0] in (LEARN, "pool") for i in rows])
+        self.vec.write([i for ctrl, rows in groups.items()
+                        if ctrl[0] in (LEARN, "pool") or isinstance(self.bots.get(ctrl[0]), PolicyBot) for i in rows])
         return groups
 
     def _batch(self, chunks, finished, games, learner_rewards, game_moves, env_steps) -> Batch:

@@ -256,14 +256,14 @@ def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules, net: PolicyNet, op
 
 
 def evaluate_bot(path: Path, cfg: TrainConfig, rules: Rules, games: int) -> dict:
-    """The exported bot against HeuristicBot on duplicate deals."""
+    """The exported bot at one seat, HeuristicBot at every other, on duplicate deals in every rotation."""
     from baselines.evaluate import evaluate
 
-    report = evaluate([str(path), "heuristic"], rules, games=games, seed=cfg.seed + 7, workers=cfg.workers(),
-                      keep_records=False)
+    lineup = [str(path)] + ["heuristic"] * (rules.num_players - 1)
+    report = evaluate(lineup, rules, games=games, seed=cfg.seed + 7, workers=cfg.workers(), keep_records=False)
     me = report.stats[0]
     return {"not_fool": 1 - me.fool_rate, "not_fool_ci": [1 - me.fool_ci[1], 1 - me.fool_ci[0]],
-            "score": me.score, "games": report.games}
+            "fool_rate": me.fool_rate, "score": me.score, "games": report.games}
 
 
 class RunLog:
