@@ -160,6 +160,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.backend == "torch" and rllib_options:
         raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
     from training.config import ConfigError, TrainConfig, shipped_configs
+    from training.checkpoints import WriteFailed
     from training.rollout import WorkerDied
 
     if args.list_configs:
@@ -175,7 +176,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             return _report_run(train_ppo(resume=args.resume, progress=not args.quiet))
         except (ConfigError, ValueError) as err:
             raise UsageError(str(err)) from None
-        except WorkerDied as err:
+        except (WorkerDied, WriteFailed) as err:
             print(f"durak: {err}", file=sys.stderr)
             return 1
     if not args.config:
@@ -203,7 +204,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             return _report_run(train_ppo(cfg, run_dir=run_dir, progress=not args.quiet))
         except (ConfigError, ValueError) as err:
             raise UsageError(str(err)) from None
-        except WorkerDied as err:
+        except (WorkerDied, WriteFailed) as err:
             print(f"durak: {err}", file=sys.stderr)
             return 1
     from training.rllib_selfplay import train_rllib

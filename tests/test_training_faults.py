@@ -150,3 +150,43 @@ def test_workers_that_keep_dying_stop_the_run_with_one_line_and_a_checkpoint_to_
     assert last.startswith("durak: rollout workers died 4 times") and "--resume" in last and "Traceback" not in err
     ckpt = load_checkpoint(run / "checkpoints" / "latest.pt")  # written on the way out: the resume point
     assert not ckpt["finished"]
+
+
+def test_a_full_disk_stops_the_run_in_one_line_and_keeps_the_last_good_checkpoint(tmp_path):
+    """Issue 15: a checkpoint write that fails (here the third, as a full disk fails it) stops the run with one
+    line; latest.pt is still the last whole checkpoint, no half-written file is left, and --resume finishes."""
+    script = """
+import errno, sys, torch
+import training.checkpoints as C
+from training.config import TrainConfig
+from training.train import train_ppo
+real, calls = torch.save, [0]
+def save(obj, f, *args, **kwargs):
+    calls[0] += 1
+    if calls[0] == 5:  # update 2's latest.pt (update 1: update_1 + latest; update 2: update_2, evaluation, latest)
+        raise OSError(errno.ENOSPC, "No space left on device")
+    return real(obj, f, *args, **kwargs)
+C.torch.save = save
+from frontends.cli import main
+sys.exit(main(["train", "--config", sys.argv[1], "--run-dir", sys.argv[2], "--quiet"]))
+"""
+    run = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-c", script, str(TINY), str(run)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "--resume" in lines[0], proc.stderr
+    assert not list((run / "checkpoints").glob("*.tmp"))
+    kept = load_checkpoint(run / "checkpoints" / "latest.pt")
+    assert not kept["finished"]
+    train_ppo(resume=run, progress=False)
+    assert (run / "bot.onnx").exists()
+
+
+def test_an_unwritable_run_folder_is_one_line(tmp_path, capsys):
+    from frontends.cli import main
+
+    (tmp_path / "file").write_text("")
+    assert main(["train", "--config", str(TINY), "--run-dir", str(tmp_path / "file" / "run"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write the run folder" in err

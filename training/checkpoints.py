@@ -39,11 +39,25 @@ def policy_metadata(cfg: TrainConfig, rules: Rules, trainer: str, update: int | 
                         opponents=dict(cfg.opponents), seed=cfg.seed)
 
 
+class WriteFailed(OSError):
+    """A run's file could not be written (a full disk, a folder made read-only): said in one line."""
+
+
 def save_atomic(obj: dict, path: Path) -> None:
-    """Write to a temporary file and rename, so a kill mid-write never leaves a damaged file."""
+    """Write to a temporary file and rename, so a kill mid-write never leaves a damaged file; a failed write
+    (a full disk) leaves the file as it was and raises WriteFailed."""
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    except (OSError, RuntimeError) as err:  # torch reports a failed write as a RuntimeError of its writer
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        reason = getattr(err, "strerror", None) or str(err).splitlines()[0]
+        raise WriteFailed(f"cannot write {path.name} in {path.parent} ({reason}); the last checkpoint written "
+                          "is kept: durak train --resume continues from it") from None
 
 
 def make_checkpoint(cfg: TrainConfig, rules: Rules, state: dict, model: dict, optimizer: dict) -> dict:
@@ -74,4 +88,4 @@ def load_checkpoint(path: str | Path) -> dict:
     return ckpt
 
 
-__all__ = ["FORMAT", "load_checkpoint", "make_checkpoint", "policy_metadata", "run_checkpoint", "save_atomic"]
+__all__ = ["FORMAT", "WriteFailed", "load_checkpoint", "make_checkpoint", "policy_metadata", "run_checkpoint", "save_atomic"]

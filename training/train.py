@@ -24,7 +24,7 @@ import yaml
 from durak_env.engine.rules import Rules
 from durak_env.observation import ObservationEncoder
 
-from .checkpoints import load_checkpoint, make_checkpoint, save_atomic
+from .checkpoints import WriteFailed, load_checkpoint, make_checkpoint, save_atomic
 from .config import ConfigError, TrainConfig
 from .policy import PolicyNet
 from .rollout import Batch, Rollouts, WorkerDied
@@ -142,8 +142,11 @@ def open_run(cfg: TrainConfig | None, run_dir, resume) -> tuple[TrainConfig, Pat
     if cfg is None:
         raise ConfigError("train_ppo() needs a config or a run folder to resume")
     run_dir = Path(run_dir) if run_dir is not None else Path("runs") / time.strftime("run-%Y%m%d-%H%M%S")
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    try:
+        (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    except OSError as err:
+        raise WriteFailed(f"cannot write the run folder {run_dir}: {err.strerror or err}") from None
     return cfg, run_dir, False
 
 
@@ -248,7 +251,11 @@ def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules, net: PolicyNet, op
         from .export import export
 
         started = time.monotonic()
-        bot = export(path, "onnx", path.with_suffix(".onnx"))
+        try:
+            bot = export(path, "onnx", path.with_suffix(".onnx"))
+        except (OSError, RuntimeError) as err:  # torch's ONNX writer reports a full disk as a RuntimeError
+            raise WriteFailed(f"cannot write {path.with_suffix('.onnx').name} ({str(err).splitlines()[0]}); the last "
+                              "checkpoint written is kept: durak train --resume continues from it") from None
         log.evaluation(state, evaluate_bot(bot, cfg, rules, cfg.eval_games))
         clock.eval_seconds = time.monotonic() - started
         save(path)
@@ -287,9 +294,13 @@ class RunLog:
         state.evals.append(row)
         self.writer.add_scalar("eval/not_fool_vs_heuristic", row["not_fool"], state.global_step)
         self.writer.add_scalar("eval/score_vs_heuristic", row["score"], state.global_step)
-        with open(self.run_dir / "evals.jsonl", "a") as f:
-            f.write(json.dumps(row) + "\n")
-        plot_curve(state.evals, self.run_dir / "learning_curve.png")
+        try:
+            with open(self.run_dir / "evals.jsonl", "a") as f:
+                f.write(json.dumps(row) + "\n")
+            plot_curve(state.evals, self.run_dir / "learning_curve.png")
+        except OSError as err:
+            raise WriteFailed(f"cannot write the evaluations in {self.run_dir} ({err.strerror or err}); the last "
+                              "checkpoint written is kept: durak train --resume continues from it") from None
 
     def update(self, state: RunState, stats: dict, batch: Batch, t_roll: float, elapsed: float, lr: float) -> None:
         stats = {**stats, "games_per_s": batch.games / elapsed, "steps_per_s": len(batch.obs) / elapsed,
