@@ -1,15 +1,16 @@
 """Speed figures, measured side by side in one run (medians of several repetitions, one core unless said).
 
-    python benchmarks/bench.py                              # full run, about 3 minutes
+    python benchmarks/bench.py                              # full run, about 5 minutes
     python benchmarks/bench.py --quick                      # a short run
     python benchmarks/bench.py --markdown benchmarks/speed.md   # also write the table
 
 Prints: engine random games/s and actions/s (2-player podkidnoy, 4-player, perevodnoy);
-AEC environment steps/s with observation and mask, next to PettingZoo's own
-connect_four_v3 in the same run (raw and with the classic wrappers, as ratios);
-snapshot and clone operations/s; the training rollout's moves/s with both cores;
-bot time per move (HeuristicBot, each SearchBot level, an exported policy as ONNX
-and as TorchScript).
+AEC environment steps/s with observation and mask next to PettingZoo's own connect_four_v3,
+measured in interleaved bursts in one run (raw and with the classic wrappers, as ratios; with
+a lean move picker and with rng.choice as PettingZoo's examples do); the vector environment
+in one and two processes; snapshot and clone operations/s; the training rollouts in one and
+two processes; the whole trainer idle and with one busy program started in another session;
+bot time per move (HeuristicBot, each SearchBot level, search:policy, exported policies).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,28 +62,93 @@ def engine_games(rules: Rules, games: int):
     return run
 
 
-def aec_loop(make_env, steps: int):
-    def run():
-        env = make_env()
-        env.reset(seed=0)
-        rng = np.random.default_rng(0)
+class AecRunner:
+    """One AEC environment kept playing random masked moves across bursts, so that environments measured
+    in turn share the machine's good and bad seconds alike (this machine's speed drifts by 2x over minutes)."""
+
+    def __init__(self, make_env, lean: bool):
+        self.env = make_env()
+        self.env.reset(seed=0)
+        self.rng = np.random.default_rng(0)
+        self.lean = lean  # pick with rng.integers (lean) or with rng.choice (PettingZoo's own examples)
+        self.seconds = 0.0
+        self.steps = 0
+
+    def burst(self, steps: int) -> None:
+        env, rng = self.env, self.rng
         done = 0
         t = time.perf_counter()
         while done < steps:
-            for agent in env.agent_iter():
+            for _ in env.agent_iter():
                 obs, _, term, trunc, _ = env.last()
                 if term or trunc:
                     env.step(None)
                     continue
-                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.integers(len(legal))]) if self.lean else int(rng.choice(legal)))
                 done += 1
                 if done >= steps:
                     break
             else:
                 env.reset()
-        return done, time.perf_counter() - t
+        self.seconds += time.perf_counter() - t
+        self.steps += done
 
-    return run
+
+def aec_rates(makers: dict, lean: bool, bursts: int, steps: int = 250) -> dict[str, float]:
+    """Steps/s of each environment, measured in interleaved bursts."""
+    runners = {name: AecRunner(make, lean) for name, make in makers.items()}
+    for _ in range(bursts):
+        for runner in runners.values():
+            runner.burst(steps)
+    return {name: r.steps / r.seconds for name, r in runners.items()}
+
+
+def vector_rate(workers: int, seconds: float, num_envs: int = 512) -> float:
+    """Decisions/s of SelfPlayVectorEnv with random masked moves chosen for all games at once."""
+    from durak_env.vector import SelfPlayVectorEnv
+
+    venv = SelfPlayVectorEnv("podkidnoy", num_envs=num_envs, workers=workers)
+    try:
+        venv.reset(seed=0)
+        rng = np.random.default_rng(0)
+
+        def pick(mask):
+            return (rng.random(mask.shape, dtype=np.float32) * mask).argmax(1)
+
+        for _ in range(10):
+            venv.step(pick(venv.mask))
+        steps = 0
+        t = time.perf_counter()
+        while time.perf_counter() - t < seconds:
+            venv.step(pick(venv.mask))
+            steps += 1
+        return steps * num_envs / (time.perf_counter() - t)
+    finally:
+        venv.close()
+
+
+def trainer_rate(updates: int) -> float:
+    """End-to-end learner decisions/s of ``durak train`` on configs/default.yaml (no warm start, no
+    evaluations): two runs of 2 and 2 + ``updates`` updates, so start-up cost cancels out."""
+    from training.config import TrainConfig
+    from training.train import train_ppo
+
+    cfg = dataclasses.replace(TrainConfig.load(ROOT / "configs" / "default.yaml"), pretrain_games=0, eval_every=0,
+                              checkpoint_every=10_000, time_budget=None)
+    cfg = dataclasses.replace(cfg, total_steps=cfg.rollout_steps * 10_000)
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, n in enumerate((2, 2 + updates)):
+            t = time.perf_counter()
+            train_ppo(cfg, run_dir=Path(tmp) / f"r{i}", progress=False, export_onnx=False, stop_after=n)
+            times.append(time.perf_counter() - t)
+    return updates * cfg.rollout_steps / (times[1] - times[0])
+
+
+def busy_elsewhere():
+    """A CPU-bound program in its own session, as if started from another terminal (nice cannot slow it)."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
 
 
 def rollout_rate(seconds: float, workers: int) -> tuple[float, float]:
@@ -160,23 +227,28 @@ def main() -> None:
         acts = statistics.median(r[2] / r[1] for r in runs)
         report(f"engine {name}", f"{games:,.0f} games/s, {acts:,.0f} actions/s")
 
-    print("\nAEC environment, random masked play through env.last()/env.step() (one core)")
-    steps = int(20000 * scale)
-    rates = {"durak raw_env()": median_rate(aec_loop(durak_env.raw_env, steps), reps),
-             "durak env()": median_rate(aec_loop(durak_env.env, steps), reps)}
+    print("\nAEC environment, random masked play through env.last()/env.step(), interleaved bursts (one core)")
+    makers = {"durak raw_env()": durak_env.raw_env, "durak env()": durak_env.env}
     try:
         from pettingzoo.classic import connect_four_v3
 
-        rates["connect_four_v3 raw_env()"] = median_rate(aec_loop(connect_four_v3.raw_env, steps), reps)
-        rates["connect_four_v3 env()"] = median_rate(aec_loop(connect_four_v3.env, steps), reps)
+        makers.update({"connect_four_v3 raw_env()": connect_four_v3.raw_env, "connect_four_v3 env()": connect_four_v3.env})
     except ImportError as err:  # PettingZoo's classic games need pygame: pip install -e ".[bench]"
         print(f"  connect_four_v3 not run: {err}")
-    for name, rate in rates.items():
-        report(name, f"{rate:,.0f} steps/s")
-    if "connect_four_v3 env()" in rates:
-        report("ratio durak raw / connect four raw", f"{rates['durak raw_env()'] / rates['connect_four_v3 raw_env()']:.2f}")
-        report("ratio durak env() / connect four env()", f"{rates['durak env()'] / rates['connect_four_v3 env()']:.2f}")
-        report("ratio durak raw / connect four env()", f"{rates['durak raw_env()'] / rates['connect_four_v3 env()']:.2f}")
+    for lean, how in ((True, "rng.integers"), (False, "rng.choice")):
+        rates = aec_rates(makers, lean, bursts=int(80 * scale))
+        for name, rate in rates.items():
+            report(f"{name}, {how}", f"{rate:,.0f} steps/s")
+        if "connect_four_v3 env()" in rates:
+            report(f"ratio durak / connect four, raw_env(), {how}",
+                   f"{rates['durak raw_env()'] / rates['connect_four_v3 raw_env()']:.2f}")
+            report(f"ratio durak / connect four, env(), {how}",
+                   f"{rates['durak env()'] / rates['connect_four_v3 env()']:.2f}")
+
+    print("\nvector environment, SelfPlayVectorEnv, 512 games, random masked moves")
+    for workers in (1, 2):
+        report(f"vector env, {workers} process{'es' if workers > 1 else ''}",
+               f"{vector_rate(workers, 6 * scale + 2):,.0f} decisions/s")
 
     print("\nsnapshots and clones (one core)")
     game = Game(Rules(), 3)
@@ -203,6 +275,19 @@ def main() -> None:
         report(f"rollout, {workers} process{'es' if workers > 1 else ''}",
                f"{moves:,.0f} moves/s ({decisions:,.0f} learner decisions/s)")
 
+    print("\ntrainer end to end (configs/default.yaml without warm start), idle and with a busy program")
+    updates = 4 if args.quick else 10
+    idle = trainer_rate(updates)
+    hog = busy_elsewhere()
+    try:
+        time.sleep(1)
+        busy = trainer_rate(updates)
+    finally:
+        hog.kill()
+        hog.wait()
+    report("trainer, idle", f"{idle:,.0f} learner decisions/s")
+    report("trainer, one busy program in another session", f"{busy:,.0f} learner decisions/s ({busy / idle:.0%} of idle)")
+
     print("\nbots, time per decision (2-player podkidnoy, positions from random play, one core)")
     views = []
     for seed in range(40):
@@ -215,7 +300,8 @@ def main() -> None:
             g.step(r.choice(legal))
     views = views[: int(2000 * scale)]
     with tempfile.TemporaryDirectory() as tmp:
-        bots = {spec: make_bot(spec, seed=1) for spec in ("heuristic", "search:fast", "search:medium", "search:strong")}
+        bots = {spec: make_bot(spec, seed=1) for spec in ("heuristic", "search:fast", "search:medium", "search:strong",
+                                                     "search:policy")}
         bots["shipped bot (ONNX)"] = make_bot("trained", seed=1)
         bots.update({name: load_bot(path) for name, path in exported_bots(Path(tmp)).items()})
         for name, bot in bots.items():

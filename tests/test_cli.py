@@ -75,6 +75,19 @@ CASES = [
     (["play", "--save", "{d}/run"], "is a folder"),
     (["play", "--seat", "5"], "seat"),
     (["play", "--rules", "chess"], "unknown rules preset"),
+    (["train", "--config", "nonsense"], "cannot read config"),
+    (["init-config", "nonsense", "-o", "{d}/c.yaml"], "no shipped config 'nonsense'; configs: "),
+    (["init-config", "default", "-o", "{d}/notes.txt"], "exists; pass --force"),
+    (["init-config", "default", "-o", "{d}/notes.txt/c.yaml"], "cannot write"),
+    (["init-config", "default"], "required: -o/--output"),
+    (["serve", "--port", "70000"], "--port must be from 0 to 65535"),
+    (["serve", "--port", "eighty"], "invalid int"),
+    (["serve", "--opponent", "grandmaster"], "--opponent grandmaster: the page offers"),
+    (["serve", "--opponent", "random", "--opponent", "easy", "--opponent", "random"], "one --opponent for every"),
+    (["serve", "--bot", "mine"], "--bot takes NAME=PATH"),
+    (["serve", "--bot", "heuristic={d}/garbage.onnx"], "that name is a built-in bot"),
+    (["serve", "--bot", "mine={d}/garbage.onnx"], "--bot mine: "),
+    (["serve", "--rules", "seed003", "--players", "9"], "num_players"),
 ]
 
 
@@ -116,7 +129,7 @@ def test_rules_lists_and_shows(capsys):
     (["bogus"], "invalid choice"),
     (["train", "--backend", "jax", "--config", "configs/tiny.yaml"], "unknown backend 'jax'; backends: torch, rllib"),
     (["train", "--config", "configs/tiny.yaml", "--address", "auto"], "--address only work with --backend rllib"),
-    (["train", "--backend", "rllib"], "give --config FILE"),
+    (["train", "--backend", "rllib"], "give --config NAME or FILE"),
     (["train", "--backend", "rllib", "--config", "configs/tiny.yaml", "--iterations", "0"], "--iterations must be at least 1"),
     (["train", "--backend", "rllib", "--config", "configs/nope.yaml"], "nope.yaml"),
     (["train", "--backend", "rllib", "--resume", "runs/x"], "--resume applies to the torch backend"),
@@ -219,3 +232,30 @@ def test_ctrl_c_stops_quietly_and_at_once(argv, stdin):
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - started < 5
     assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+
+
+def test_configs_by_name_list_and_copy(tmp_path, capsys):
+    from training.config import TrainConfig, shipped_configs
+
+    assert main(["train", "--list-configs"]) == 0
+    listed = capsys.readouterr().out
+    for name in ("default", "shipped", "tiny", "perevodnoy", "four_players"):
+        assert name in shipped_configs() and name in listed
+    out = tmp_path / "mine" / "default.yaml"
+    assert main(["init-config", "default", "-o", str(out)]) == 0
+    assert TrainConfig.load(out) == TrainConfig.load("default") == TrainConfig.load(ROOT / "configs" / "default.yaml")
+    out.write_text("rules: podkidnoy\n")
+    assert main(["init-config", "tiny", "-o", str(out), "--force"]) == 0
+    assert TrainConfig.load(out) == TrainConfig.load("tiny")
+
+
+def test_serve_occupied_port_is_one_line(capsys):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot serve on 127.0.0.1:{port}" in err and err.count("\n") == 1

@@ -23,7 +23,7 @@ from web_helpers import card_tokens, hidden_cards
 
 from baselines import SHIPPED_BOTS
 from durak_env import Rules
-from frontends.web.server import Options, free_port, make_app
+from frontends.web.server import Options, listen, make_app
 
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -32,9 +32,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-q
 @pytest.fixture(scope="module")
 def server():
     app = make_app(Options())
-    port = free_port("127.0.0.1", 0)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
+    sock = listen("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     for _ in range(200):
         if srv.started:
@@ -43,6 +44,7 @@ def server():
     yield f"http://127.0.0.1:{port}/", app
     srv.should_exit = True
     thread.join(10)
+    sock.close()
 
 
 @pytest.fixture(scope="module")

@@ -327,29 +327,36 @@ def frame(game: Game, text: str, names: list[str]) -> dict[str, Any]:
     }
 
 
-def free_port(host: str, preferred: int = 8000) -> int:
-    """``preferred`` if it is free on ``host``, else any free port."""
+def listen(host: str, port: int | None, preferred: int = 8000):
+    """A socket bound to ``host``: on ``port``, or on ``preferred`` if that is free, else on any free port.
+    Bound here, before uvicorn starts, so that a taken port is an OSError to report in one line."""
     import socket
 
-    for port in (preferred, 0):
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
-            try:
-                sock.bind((host, port))
-                return sock.getsockname()[1]
-            except OSError:
-                continue
-    raise OSError(f"no free port on {host}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    for candidate in (port,) if port is not None else (preferred, 0):
+        sock = socket.socket(family)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, candidate))
+            return sock
+        except OSError:
+            sock.close()
+            if port is not None or candidate == 0:
+                raise
+    raise AssertionError("unreachable")
 
 
 def serve(options: Options, host: str = "127.0.0.1", port: int | None = None, open_browser: bool = False) -> int:
     import uvicorn
 
-    port = free_port(host) if port is None else port
+    sock = listen(host, port)
+    port = sock.getsockname()[1]
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     print(f"durak: serving the page at {url}  (Ctrl-C stops)", flush=True)
     if open_browser:
         import webbrowser
 
         threading.Timer(0.8, webbrowser.open, args=(url,)).start()
-    uvicorn.run(make_app(options), host=host, port=port, log_level="warning")
+    with sock:
+        uvicorn.Server(uvicorn.Config(make_app(options), log_level="warning")).run(sockets=[sock])
     return 0
