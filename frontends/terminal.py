@@ -131,10 +131,9 @@ def play_game(rules: Rules, opponents: list, seat: int, ask: Callable[[str], str
     say(render(game.view(seat), names))
     if game.result is None:
         say(f"The deal was cut off after {MOVE_LIMIT:,} moves.")
-    elif game.result.fool == seat:
-        say("You are the durak, the fool. " + describe_result(game.result, names))
     else:
-        say(describe_result(game.result, names))
+        line = describe_result(game.result, names)
+        say(("Durak! " if game.result.fool == seat else "") + line[0].upper() + line[1:])
     return game
 
 

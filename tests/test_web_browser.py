@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import threading
 import time
@@ -86,6 +87,7 @@ class Player:
         page.select_option("#players", str(players))
         for select in page.query_selector_all("select.opponent"):
             select.select_option(opponent)
+        self.setup = (preset, str(players), opponent)
         old = page.evaluate("location.hash")
         page.click("#deal")
         page.wait_for_function("old => location.hash.includes('game=') && location.hash !== old", arg=old)
@@ -171,6 +173,8 @@ def play_whole_game(player: Player, how: str, shots: Path | None, name: str) -> 
             page.reload()
             player.idle()
             assert (page.inner_text("#info"), player.playable()) == before  # the game survives a reload
+            opponents = page.eval_on_selector_all("select.opponent", "els => els.map(e => e.value)")
+            assert (page.input_value("#preset"), page.input_value("#players"), *set(opponents)) == player.setup
             reloaded = True
         if shots and not shot_mid and page.query_selector_all("#table .pair"):
             page.screenshot(path=str(shots / f"{name}-bout.png"))
@@ -183,11 +187,14 @@ def play_whole_game(player: Player, how: str, shots: Path | None, name: str) -> 
     text = page.inner_text("#result-text")
     fool = game.result.fool
     if fool is None:
-        assert "draw" in text
+        assert text.startswith("A draw")
     elif fool == player.table.seat:
-        assert text.startswith("You are the durak")
+        assert text.startswith("You are the durak, the fool.")
     else:
-        assert f"(player {fool + 1}) is the fool" in text
+        assert text.startswith(f"{player.table.bot_names[fool]} (player {fool + 1}) is the fool.")
+    assert "places:" not in text  # the placings are the table under the sentence, not repeated
+    log = page.inner_text("#log")
+    assert not re.search(r"\b(10|[2-9JQKA])[CDHS]\b", log), log
     places = page.inner_text("#placings")
     assert all(f"place {p}" in places for p in game.result.placings)
     assert f"The deal's seed was {player.table.seed}" in page.inner_text("#seed")

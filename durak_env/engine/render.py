@@ -8,7 +8,7 @@ up, and the discard appears as cards only where the rules show it.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .cards import CARDS, SUIT_SYMBOLS, SUITS, Card, cards_of
 from .game import Result
@@ -73,11 +73,12 @@ def render(view: SeatView, names: Sequence[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def describe_bout(bout: BoutEnd, names: Sequence[str] | None = None) -> str:
+def describe_bout(bout: BoutEnd, names: Sequence[str] | None = None, label: Callable[[Card], str] = str) -> str:
     """The end of a bout in one line: beaten off or taken, and how many cards each seat drew.  Read from a
-    seat's view (``view.last_bout``), cards beaten off are named only where the rules show the discard."""
+    seat's view (``view.last_bout``), cards beaten off are named only where the rules show the discard.
+    ``label`` names a card ("QD" by default; the page passes one with suit symbols)."""
     names = list(names or seat_names(len(bout.drew)))
-    cards = " ".join(str(c) for c in bout.cards)
+    cards = " ".join(label(c) for c in bout.cards)
     if bout.took:
         line = f"Bout {bout.bout}: {names[bout.defender]} picked up {cards}"
     elif not bout.table_mask:
@@ -91,7 +92,10 @@ def describe_bout(bout: BoutEnd, names: Sequence[str] | None = None) -> str:
 def describe_result(result: Result, names: Sequence[str] | None = None) -> str:
     """The outcome in one line: the fool (or a draw) and the placings."""
     names = list(names or seat_names(len(result.placings)))
-    head = "a draw, nobody is the fool" if result.fool is None else f"{names[result.fool]} is the fool"
+    if result.fool is None:
+        head = "a draw, nobody is the fool"
+    else:
+        head = f"{names[result.fool]} {'are' if names[result.fool] == 'you' else 'is'} the fool"
     places = ", ".join(f"{names[s]} {p}" for s, p in sorted(enumerate(result.placings), key=lambda x: x[1]))
     return f"{head}{' (the bout cap ended the deal)' if result.capped else ''}; places: {places}"
 

@@ -33,14 +33,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from baselines import LEVELS, SHIPPED_BOTS, make_bot
-from durak_env.engine.actions import decode_action
+from durak_env.engine.cards import Card
 from durak_env.engine.game import Game
 from durak_env.engine.match import Match
 from durak_env.engine.record import load_record
 from durak_env.engine.render import describe_bout, describe_result, sorted_hand
 from durak_env.engine.rules import Rules
 
-from .table import Refused, Table, card_json, new_seed
+from .table import Refused, Table, card_json, move_text, new_seed
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 256 * 1024
@@ -305,10 +305,10 @@ def replay_frames(rec) -> dict[str, Any]:
     told = 0
     for seat, action in rec.moves:
         game.step(action, seat=seat)
-        text = f"{names[seat]}: {decode_action(action, rec.rules)}"
+        text = f"{names[seat]}: {move_text(action, rec.rules)}"
         if game.last_bout is not None and game.last_bout.bout > told:
             told = game.last_bout.bout
-            text += " — " + describe_bout(game.last_bout, names)
+            text += " — " + describe_bout(game.last_bout, names, Card.symbol)
         if game.is_over:
             text += " — " + describe_result(game.result, names)
         frames.append(frame(game, text, names))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from durak_env.engine.actions import decode_action
-from durak_env.engine.cards import CARDS, RANKS, SUIT_SYMBOLS, SUITS
+from durak_env.engine.cards import CARDS, SUIT_SYMBOLS, SUITS, Card
 from durak_env.engine.game import Game
 from durak_env.engine.loop import MOVE_LIMIT, play, seated
 from durak_env.engine.match import Match
@@ -36,10 +36,16 @@ class Refused(Exception):
         self.status = status
 
 
+def move_text(action: int, rules: Rules) -> str:
+    """A move as the page writes it: "defend 8♦", "take"."""
+    move = decode_action(action, rules)
+    return move.kind if move.card is None else f"{move.kind} {move.card.symbol()}"
+
+
 def card_json(card, trump: int) -> dict[str, Any]:
     """A card as the page draws it: its name ("8D"), its label with the suit symbol ("8♦") and its suit."""
     card = CARDS[card]
-    return {"card": str(card), "label": RANKS[card.rank] + SUIT_SYMBOLS[card.suit], "suit": SUITS[card.suit],
+    return {"card": str(card), "label": card.symbol(), "suit": SUITS[card.suit],
             "trump": card.suit == trump}
 
 
@@ -112,7 +118,7 @@ class Table:
 
         def told(mover: int, action: int, forced: bool) -> None:
             self.moves.append((mover, action))
-            text = f"{self.name(mover)}: {decode_action(action, self.rules)}" + (" (the only move)" if forced else "")
+            text = f"{self.name(mover)}: {move_text(action, self.rules)}" + (" (the only move)" if forced else "")
             events.append({"kind": "move", "seat": mover, "text": text, "state": self.state()})
             self._after(events)
 
@@ -129,7 +135,7 @@ class Table:
         bout = game.last_bout
         if bout is not None and bout.bout > self._told_bout:
             self._told_bout = bout.bout
-            events.append({"kind": "bout", "text": describe_bout(game.view(self.seat).last_bout, self.names()),
+            events.append({"kind": "bout", "text": describe_bout(game.view(self.seat).last_bout, self.names(), Card.symbol),
                            "state": self.state()})
         if game.is_over and not self._ended:
             self._ended = True
@@ -168,7 +174,7 @@ class Table:
         if not view.legal_actions:
             raise Refused(409, "it is not your turn: there is nothing to hint")
         probs = bot.probabilities(view)
-        moves = sorted(({"action": a, "text": str(decode_action(a, self.rules)), "p": round(float(probs[a]), 4)}
+        moves = sorted(({"action": a, "text": move_text(a, self.rules), "p": round(float(probs[a]), 4)}
                         for a in view.legal_actions), key=lambda m: -m["p"])
         return {"moves": moves, "value": bot.value(view), "bot": bot.name}
 
@@ -206,6 +212,7 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
                       "place": result.placings[s] if result else None, "points": result.points[s] if result else None})
     state: dict[str, Any] = {
         "preset": table.preset, "rules": rules.to_dict(), "players": rules.num_players, "you": me,
+        "opponents": [name for s, name in enumerate(table.bot_names) if s != me], "in_match": table.match is not None,
         "deal": table.deal_number, "bout": view.bouts + 1, "hand": hand, "seats": seats,
         "table": [{"attack": card_json(a, trump), "defence": None if d is None else card_json(d, trump)}
                   for a, d in view.table],
@@ -220,7 +227,7 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
     }
     if view.is_over:
         r = result
-        state["result"] = {"fool": r.fool, "placings": list(r.placings), "points": list(r.points),
+        state["result"] = {"fool": r.fool, "placings": list(r.placings), "points": list(r.points), "capped": r.capped,
                            "text": describe_result(r, table.names()), "hand_sizes": list(view.hand_sizes)}
         state["seed"] = table.seed
     if table.match is not None:

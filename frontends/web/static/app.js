@@ -76,6 +76,7 @@ async function init() {
     try {
       const data = await api("GET", `/api/games/${saved[1]}`);
       gameId = data.id;
+      showSetup(data.state);
       setBusy(false);
       render(data.state);
       return;
@@ -117,6 +118,20 @@ function fillOpponents() {
     label.appendChild(select);
     box.appendChild(label);
   }
+}
+
+function showSetup(s) {
+  // After a reload the controls say what the game in play was started with.
+  if (!options.presets.some((p) => p.name === s.preset)) return;
+  $("preset").value = s.preset;
+  fillSeats();
+  $("players").value = String(s.players);
+  fillOpponents();
+  document.querySelectorAll("select.opponent").forEach((select, i) => {
+    if ([...select.options].some((o) => o.value === s.opponents[i])) select.value = s.opponents[i];
+  });
+  $("match").checked = s.in_match;
+  lastNewGame = setupBody();
 }
 
 function setupBody() {
@@ -318,8 +333,11 @@ function render(s) {
 }
 
 function showResult(s) {
-  $("result-text").textContent = s.result.fool === s.you ? `You are the durak, the fool. ${s.result.text}`
-                                                       : s.result.text;
+  // The sentence only: the placings are in the table under it.
+  const fool = s.result.fool;
+  $("result-text").textContent = (fool === s.you ? "You are the durak, the fool."
+    : fool === null ? "A draw: nobody is the fool." : `${s.seats[fool].name} is the fool.`)
+    + (s.result.capped ? " The bout cap ended the deal." : "");
   const rows = s.seats.map((seat) => `<tr><td>${escapeHtml(seat.name)}</td><td>place ${seat.place}</td>` +
                                      `<td>${seat.points} point${seat.points === 1 ? "" : "s"}</td></tr>`);
   $("placings").innerHTML = `<tr><th>player</th><th>place</th><th>seed 003 points</th></tr>${rows.join("")}`;
