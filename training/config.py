@@ -89,6 +89,9 @@ class TrainConfig:
     """The bot imitated in the warm start."""
     pretrain_epochs: int = 8
     """Passes over the teacher's decisions."""
+    value_warmup: int = 0
+    """Updates at the start of PPO in which only the value head learns (the policy stays as the warm start
+    left it), so that the first advantages come from a critic fitted to the learner's own games."""
     overlap: bool = True
     """Collect the next batch while updating on this one (the batch is then one update behind the weights;
     PPO's ratio is taken against the policy that acted, so this stays correct)."""
@@ -170,6 +173,7 @@ class TrainConfig:
             need_float("time_budget", 0.05, 100_000.0)
         need_int("pretrain_games", 0)
         need_int("pretrain_epochs", 1)
+        need_int("value_warmup", 0)
         if not isinstance(self.pretrain_teacher, str):
             raise bad("pretrain_teacher", "a bot name such as search:fast")
         if self.pretrain_games:

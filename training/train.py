@@ -107,7 +107,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
             more = state.update + 1 < last and not clock.out_of_time()
             batch = rollouts.next_batch(net.state_dict(), state.pool, state.pool_version, more=more)
             t_roll = time.perf_counter() - t0
-            stats = ppo_update(net, opt, batch, cfg, gen)
+            stats = ppo_update(net, opt, batch, cfg, gen, value_only=state.update < cfg.value_warmup)
             advance(state, batch)
             grow_pool(state, net, cfg)
             final = state.update == last or clock.out_of_time()
@@ -176,8 +176,9 @@ def anneal(opt: torch.optim.Optimizer, cfg: TrainConfig, done: float) -> None:
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, cfg: TrainConfig,
-               gen: torch.Generator) -> dict[str, float]:
-    """``update_epochs`` passes of clipped PPO over the batch in shuffled minibatches; returns the mean losses."""
+               gen: torch.Generator, value_only: bool = False) -> dict[str, float]:
+    """``update_epochs`` passes of clipped PPO over the batch in shuffled minibatches; returns the mean losses.
+    ``value_only``: the critic's warm-up, the value loss alone."""
     obs = torch.from_numpy(batch.obs)
     mask = torch.from_numpy(batch.mask)
     actions = torch.from_numpy(batch.action)
@@ -204,7 +205,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Tr
             a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
             pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * ((value - ret.index_select(0, mb)) ** 2).mean()
-            loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+            loss = cfg.vf_coef * v_loss if value_only else pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
