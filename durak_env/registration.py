@@ -44,7 +44,8 @@ def register_envs() -> None:
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="durak_env.gym_env:DurakGymEnv", disable_env_checker=False)
+        gymnasium.register(id=ENV_ID, entry_point="durak_env.gym_env:DurakGymEnv",
+                           vector_entry_point="durak_env.vector:DurakVectorEnv", disable_env_checker=False)
     try:
         import pettingzoo
     except ImportError:

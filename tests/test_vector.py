@@ -137,3 +137,14 @@ def test_the_gymnasium_vector_env_matches_single_gym_envs_with_a_deterministic_b
         single.moves = 0
         single._play_others()
         np.testing.assert_array_equal(single._observation()["observation"], obs["observation"][i])
+
+
+def test_gymnasium_make_vec_builds_the_batched_env_by_name():
+    """``gymnasium.make_vec("durak_env/Durak-v0", ...)`` uses the vector entry point (one batched core, not
+    N copies of the single env) with the same keyword arguments as ``gymnasium.make``."""
+    envs = gymnasium.make_vec("durak_env/Durak-v0", num_envs=5, rules="perevodnoy", opponents="heuristic", seat=0)
+    assert isinstance(envs.unwrapped, DurakVectorEnv) and envs.num_envs == 5
+    assert envs.unwrapped.rules == Rules.preset("perevodnoy")
+    obs, _ = envs.reset(seed=3)
+    assert obs["action_mask"].shape == (5, 110) and (obs["action_mask"].sum(1) > 1).all()
+    envs.close()
