@@ -134,6 +134,27 @@ def test_teacher_warm_start_learns_the_teachers_moves():
     assert stats["accuracy"] > 0.9  # the heuristic is a deterministic function of the view
 
 
+def test_sharpening_divides_the_logits_and_keeps_the_greedy_move():
+    """``pretrain_temperature``: the imitation's logits over the temperature, so the sampled play comes
+    closer to the greedy one; the most likely move, the masked moves and the value do not change."""
+    from training.policy import PolicyNet
+
+    torch.manual_seed(0)
+    net = PolicyNet(309, 110, [32])
+    obs = torch.rand(64, 309)
+    mask = (torch.rand(64, 110) < 0.3).to(torch.int8)
+    mask[:, 108] = 1
+    before, value = net(obs, mask)
+    net.sharpen(0.25)
+    after, value_after = net(obs, mask)
+    legal = mask == 1
+    torch.testing.assert_close(after[legal], 4 * before[legal])
+    assert (after[~legal] == before[~legal]).all() and torch.equal(value, value_after)
+    assert torch.equal(after.argmax(1), before.argmax(1))
+    entropy = lambda logits: -(torch.softmax(logits, 1) * torch.log_softmax(logits, 1)).sum(1)  # noqa: E731
+    assert (entropy(after) <= entropy(before) + 1e-6).all() and entropy(after).mean() < entropy(before).mean()
+
+
 def test_a_fixed_seed_reproduces_a_run(tmp_path):
     cfg = TrainConfig.load(TINY)
     cfg.total_steps, cfg.eval_every = 512, 0
@@ -170,8 +191,10 @@ def test_the_shipped_bot_loads_and_plays():
 def test_warm_start_runs_before_ppo_and_is_evaluated(tmp_path):
     cfg = TrainConfig.load(TINY)
     cfg.total_steps, cfg.eval_every, cfg.pretrain_games, cfg.pretrain_teacher = 256, 0, 10, "heuristic"
+    cfg.pretrain_temperature = 0.5
     run = train_ppo(cfg, run_dir=tmp_path / "warm", progress=False, export_onnx=False)
-    assert json.loads((run / "pretrain.json").read_text())["decisions"] > 50
+    pretrain = json.loads((run / "pretrain.json").read_text())
+    assert pretrain["decisions"] > 50 and pretrain["temperature"] == 0.5
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert evals[0]["update"] == 0 and evals[-1]["update"] == 1
 

@@ -29,6 +29,12 @@ class PolicyNet(nn.Module):
         nn.init.orthogonal_(self.v.weight, gain=1.0)
         nn.init.zeros_(self.v.bias)
 
+    @torch.no_grad()
+    def sharpen(self, temperature: float) -> None:
+        """Divide the policy's logits by ``temperature`` (below 1: closer to its most likely move)."""
+        self.pi.weight /= temperature
+        self.pi.bias /= temperature
+
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits and the value estimate."""
         h = self.trunk(obs)

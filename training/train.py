@@ -165,7 +165,8 @@ def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules, run_dir: Path, pr
 
     data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.workers(), progress=progress)
     stats = fit(net, data, cfg.pretrain_epochs, 1e-3, cfg.minibatch_size, cfg.seed)
-    stats["decisions"] = len(data[0])
+    net.sharpen(cfg.pretrain_temperature)
+    stats["decisions"], stats["temperature"] = len(data[0]), cfg.pretrain_temperature
     (run_dir / "pretrain.json").write_text(json.dumps(stats))
 
 
