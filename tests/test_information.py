@@ -116,8 +116,9 @@ def test_picked_up_cards_are_known_to_everyone():
 @pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed003", 4), ("seed001", 5),
                                              ("seed003", 6)])
 def test_the_game_path_encodes_exactly_what_the_view_holds(preset, players):
-    """The environments encode straight from the game (``encode_game``), bots from a view (``encode``): the
-    same vector for every seat at every step, hidden discard (seed 003) included."""
+    """The environments encode straight from the game (``encode_game``, ``encode_games`` for a batch), bots
+    from a view (``encode``, ``encode_many``): the same vector for every seat at every step, hidden discard
+    (seed 003) included."""
     from durak_env.observation import ObservationEncoder
 
     rules = Rules.preset(preset, num_players=players)
@@ -128,10 +129,12 @@ def test_the_game_path_encodes_exactly_what_the_view_holds(preset, players):
         while True:
             views = [game.view(s) for s in range(players)]
             batch = enc.encode_games([game] * players, list(range(players)), np.empty((players, enc.size), np.float32))
+            many = enc.encode_many(views)  # the bots' batch path (a frozen policy's moves in the trainer)
             for s, view in enumerate(views):
                 expected = enc.encode(view)
                 np.testing.assert_array_equal(enc.encode_game(game, s), expected)
                 np.testing.assert_array_equal(batch[s], expected)
+                np.testing.assert_array_equal(many[s], expected)
                 np.testing.assert_array_equal(enc.mask_game(game, s), enc.mask(view))
             if game.is_over:
                 break
