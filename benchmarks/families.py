@@ -9,7 +9,7 @@ the candidate at each seat), and the fool rate is reported with its 95% interval
 trained bot is a fool rate of at most 0.4 / seats, and lower than every search level.  Opponents the
 trained bot never met in training and that did not teach it (random; search:medium and search:strong,
 its teacher being search:fast) get rows of their own: the trained bot at one seat and that opponent at
-every other.  Writes benchmarks/families.json and benchmarks/families.md.
+every other.  Writes families.json and families.md next to this script.
 """
 
 from __future__ import annotations

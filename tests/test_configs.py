@@ -23,7 +23,7 @@ def test_every_shipped_config_is_valid():
     ("total_steps: -5\n", "total_steps must be an integer >= 1"),
     ("learning_rate: fast\n", "learning_rate must be a number"),
     ("hidden_sizes: []\n", "hidden_sizes"),
-    ("opponents: {robot: 1}\n", "unknown kind 'robot'"),
+    ("opponents: {robot: 1}\n", "'robot' is neither a kind"),
     ("opponents: {heuristic: -1}\n", "opponents.heuristic"),
     ("rules: {players: 3}\n", "rules: unknown rules field 'players'"),
     ("rules: nosuch\n", "unknown rules preset"),
