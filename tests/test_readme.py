@@ -1,4 +1,4 @@
-"""Every Python snippet of the README's "Use with your library" section runs (issue 5)."""
+"""Every Python snippet of the README's "The environment" and "Use with your library" sections runs (issue 5)."""
 
 import re
 import subprocess
@@ -17,6 +17,7 @@ def snippets(section: str) -> list[str]:
 
 
 SNIPPETS = snippets("Use with your library")
+EXAMPLES = snippets("The environment")
 
 
 def library(code: str) -> str:
@@ -26,13 +27,19 @@ def library(code: str) -> str:
     return "other"
 
 
+def test_the_environment_section_shows_the_aec_loop_the_engine_and_the_vector_env():
+    joined = "\n".join(EXAMPLES)
+    for needle in ("durak_env.env(", "Game(", "DurakVectorEnv(", "SelfPlayVectorEnv("):
+        assert needle in joined
+
+
 def test_section_has_a_snippet_per_library():
     joined = "\n".join(SNIPPETS)
     for needle in ("gymnasium.make(", "MaskablePPO", "rllib_selfplay", "pyspiel.load_game"):
         assert needle in joined
 
 
-@pytest.mark.parametrize("code", SNIPPETS, ids=library)
+@pytest.mark.parametrize("code", SNIPPETS + EXAMPLES, ids=library)
 def test_snippet_runs(code, tmp_path):
     (tmp_path / "configs").symlink_to(ROOT / "configs")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,

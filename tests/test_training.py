@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from baselines import make_bot
+from baselines import SHIPPED_BOTS, make_bot
 from baselines.evaluate import evaluate
 from baselines.policy_file import load_bot
 from durak_env import Game, Rules
@@ -186,6 +186,19 @@ def test_the_shipped_bot_loads_and_plays():
     while not game.is_over:
         view = game.view(game.to_act)
         game.step(bot.act(view) if game.to_act == 0 else view.legal_actions[0])
+
+
+@pytest.mark.parametrize("family", sorted(SHIPPED_BOTS))
+def test_every_shipped_bot_says_what_it_was_trained_for(family):
+    """Issue 12: "the bot files say what they were trained for" -- the rules, in words too, and the recipe."""
+    path, made_for = SHIPPED_BOTS[family]
+    bot = make_bot(f"trained:{family}")
+    assert bot.rules == made_for and make_bot("trained", rules=made_for).rules == made_for
+    meta = bot.metadata
+    assert meta["trained_for"] == made_for.describe()
+    assert meta["trainer"] == "ppo" and meta["config"].startswith("configs/") and (ROOT / meta["config"]).exists()
+    assert meta["global_step"] > 1_000_000 and set(meta["opponents"]) <= {"self", "pool", "heuristic", "easy",
+                                                                         "random", "search"}
 
 
 def test_warm_start_runs_before_ppo_and_is_evaluated(tmp_path):
