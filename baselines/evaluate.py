@@ -54,6 +54,10 @@ class GameRecord:
     moves: int
     deck: str
     """The shuffled deck as dealt (hands then stock): equal for every game of a duplicate deal."""
+    cut_off: bool = False
+    """The deal reached ``MOVE_LIMIT`` without ending (bots that pass cards back and forth for ever, e.g. two
+    players who always transfer and take): counted as a draw, every seat's reward 0, as the environments
+    truncate it."""
 
     @property
     def draw(self) -> bool:
@@ -164,10 +168,12 @@ def play_deal(task: tuple) -> tuple[list[GameRecord], list[float], list[int]]:
             decisions[seat_bots[seat]] += 1
             return action
 
-        moves = play(game, timed)
+        moves = play(game, timed, limit=MOVE_LIMIT)
         r = game.result
-        if r is None:
-            raise RuntimeError(f"deal {deal_seed} did not finish in {MOVE_LIMIT:,} moves")
+        if r is None:  # cut off at the move limit: a draw between everyone
+            records.append(GameRecord(lineup_index, deal, deal_seed, rot, seat_bots, (1,) * n, (0,) * n,
+                                      (0.0,) * n, None, False, moves, deck, cut_off=True))
+            continue
         records.append(GameRecord(lineup_index, deal, deal_seed, rot, seat_bots, r.placings, r.points,
                                   r.rewards(), r.fool, r.capped, moves, deck))
     return records, seconds, decisions
@@ -261,6 +267,9 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     records.sort(key=lambda r: (r.lineup, r.deal, r.rotation))
     report = summarise(bots, rules, records, seconds, decisions, seed, duplicate)
     report.seconds = time.perf_counter() - started
+    cut = sum(r.cut_off for r in records)
+    if cut:
+        notes.append(f"{cut} of {len(records)} games did not end within {MOVE_LIMIT:,} moves and count as draws")
     report.notes = notes
     if not keep_records:
         report.records = []

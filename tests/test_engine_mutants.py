@@ -63,3 +63,91 @@ def test_every_deal_of_a_match_can_be_recorded():
         assert load_record(json.loads(json.dumps(record.to_dict()))).seed == match.seeds[-1]
         match.record(game)
     assert len(set(match.seeds)) == 15
+
+
+def _play_until(game, stop, seed=0):
+    """Random legal play until ``stop(game)`` holds (or the deal ends); returns whether it held."""
+    import random
+
+    rng = random.Random(seed)
+    while not game.is_over and not stop(game):
+        game.step(rng.choice(game.legal_actions()))
+    return stop(game)
+
+
+def test_refusals_say_the_game_is_over_or_that_the_index_is_no_action():
+    """Bad input gets one clear line: a finished deal refuses every move "because the game is over", and an
+    index outside the action layout is "not an action of this layout" (README, the engine's refusals)."""
+    import pytest
+
+    from durak_env import Game, IllegalAction
+
+    game = Game(Rules(), seed=3)
+    with pytest.raises(IllegalAction, match="not an action of this layout"):
+        game.step(10_000)
+    assert game.why_not(10_000).startswith("not an action of this layout")
+    _play_until(game, lambda g: False)
+    assert game.why_not(0) == "the game is over"
+
+
+def test_a_seats_view_of_the_last_bout_shows_the_beaten_cards_only_where_the_discard_is_open():
+    """Seed 004: "the four table cards are thrown away" in sight of both players (its discard is open);
+    seed 003: "Beaten cards go out of play and only their number is shown"."""
+    from durak_env import Game
+
+    beaten_off = lambda g: g.last_bout is not None and not g.last_bout.took  # noqa: E731
+    open_game, hidden_game = Game(Rules(), seed=5), Game(Rules.preset("seed003", num_players=4), seed=5)
+    assert _play_until(open_game, beaten_off) and _play_until(hidden_game, beaten_off)
+    assert open_game.rules.open_discard and not hidden_game.rules.open_discard
+    assert open_game.view(0).last_bout == open_game.last_bout and open_game.last_bout.table_mask
+    seen = hidden_game.view(0).last_bout
+    assert hidden_game.last_bout.table_mask and seen.table_mask == 0
+    assert seen._replace(table_mask=hidden_game.last_bout.table_mask) == hidden_game.last_bout
+
+
+def test_the_observation_slices_are_the_ones_docs_rules_md_lists():
+    """docs/rules.md's observation table is the layout users read: names, order and sizes."""
+    import re
+    from pathlib import Path
+
+    from durak_env import observation_slices
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
+    table = re.findall(r"^\| (`[^|]+) \| ([^|]+) \|", text.split("| slice | size | content |", 1)[1], re.M)
+    for rules in (Rules(), Rules.preset("seed003", num_players=4), Rules(deck_size=52, num_players=3)):
+        d, n = rules.deck_size, rules.num_players
+        expected = []
+        for names, size in table:
+            size = size.strip().replace("(n-1)·D", str((n - 1) * d)).replace("D", str(d))
+            size = size.replace(" each", "").replace("n", str(n))
+            expected += [(name, int(size)) for name in re.findall(r"`(\w+)`", names)]
+        got = [(name, s.stop - s.start) for name, s in observation_slices(rules).items()]
+        assert got == expected
+
+
+def test_observations_written_in_place_and_in_batches_equal_the_views():
+    """The environments write observations into preallocated rows (``encode_game(..., out=)``) and the
+    rollouts in batches (``encode_games``); both must give the seat's own observation, also when the
+    card 0 (the two of clubs of a 52-card deck, a trump here) beats an attack."""
+    import numpy as np
+
+    from durak_env import Game, ObservationEncoder
+
+    found = 0
+    for seed in range(200):
+        game = Game(Rules(deck_size=52), seed=seed)
+        if not _play_until(game, lambda g: 0 in g.defences, seed):
+            continue
+        enc = ObservationEncoder(game.rules)
+        out = np.full((2, enc.size), -7.0, dtype=np.float32)
+        for seat in (0, 1):
+            want = enc.encode(game.view(seat))
+            assert np.array_equal(enc.encode_game(game, seat, out=out[seat]), want)
+            assert np.array_equal(out[seat], want)
+        batch = np.full((2, enc.size), -7.0, dtype=np.float32)
+        enc.encode_games([game, game], [0, 1], batch)
+        assert np.array_equal(batch, out)
+        found += 1
+        if found == 3:
+            break
+    assert found == 3, "no deal in 200 had the two of clubs beating an attack"

@@ -122,3 +122,18 @@ def test_a_killed_evaluation_worker_costs_no_game_and_no_result(tmp_path):
     killed, whole = json.loads((tmp_path / "killed.json").read_text()), json.loads((tmp_path / "calm.json").read_text())
     assert killed["games"] == whole["games"] == 4000
     assert [s["fool_rate"] for s in killed["stats"]] == [s["fool_rate"] for s in whole["stats"]]
+
+
+def test_a_deal_that_never_ends_is_a_draw_not_a_crash(monkeypatch):
+    """Two bots can pass cards back and forth for ever (in perevodnoy, a policy that always transfers
+    against one that always takes): the deal is cut off at the move limit and counts as a draw with
+    reward 0, as the environments truncate it, and the report says how many were cut off.  It used to
+    raise and end a training run at its first evaluation."""
+    import baselines.evaluate as ev
+
+    monkeypatch.setattr(ev, "MOVE_LIMIT", 30)  # every deal is longer than this
+    report = ev.evaluate(["heuristic", "random"], Rules.preset("perevodnoy"), games=20, workers=1)
+    assert report.games == 20 and all(r.cut_off and r.draw for r in report.records)
+    assert all(s.draws == 20 and s.fools == 0 and s.score == 0 for s in report.stats)
+    assert any("20 of 20 games did not end within 30 moves" in note for note in report.notes)
+    assert "did not end within" in report.table()
