@@ -236,6 +236,8 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     if not all(isinstance(b, str) for b in bots):
         workers = 1
     started = time.perf_counter()
+    tally = Tally(len(bots), head_to_head=n == 2 and len(bots) == 2)
+    keep = keep_records or len(bots) > 2  # the ratings replay every game's placings
     records: list[GameRecord] = []
     seconds = [0.0] * len(bots)
     decisions = [0] * len(bots)
@@ -246,9 +248,11 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
 
         bar = tqdm(total=len(tasks) * per_deal, unit="game", desc="eval", leave=False)
 
-    def take(result):
+    def take(result):  # one deck, in task order
         recs, secs, decs = result
-        records.extend(recs)
+        tally.add_deck(recs)
+        if keep:
+            records.extend(recs)
         for i in range(len(bots)):
             seconds[i] += secs[i]
             decisions[i] += decs[i]
@@ -264,12 +268,11 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     finally:
         if bar is not None:
             bar.close()
-    records.sort(key=lambda r: (r.lineup, r.deal, r.rotation))
-    report = summarise(bots, rules, records, seconds, decisions, seed, duplicate)
+    report = summarise(bots, rules, tally, records, seconds, decisions, seed, duplicate)
     report.seconds = time.perf_counter() - started
-    cut = sum(r.cut_off for r in records)
-    if cut:
-        notes.append(f"{cut} of {len(records)} games did not end within {MOVE_LIMIT:,} moves and count as draws")
+    if tally.cut_off:
+        notes.append(f"{tally.cut_off} of {tally.records} games did not end within {MOVE_LIMIT:,} moves and count "
+                     "as draws")
     report.notes = notes
     if not keep_records:
         report.records = []
@@ -314,48 +317,62 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def summarise(bots, rules, records, seconds, decisions, seed, duplicate) -> Report:
+class Tally:
+    """The figures of a tournament, added up one deck at a time as the decks come in, so that an evaluation
+    holds a few numbers per deck rather than every game (200,000 games would otherwise keep 200,000 records).
+    Each deck is one sample of a bot's fool rate and score (the mean over its games in that deck)."""
+
+    def __init__(self, bots: int, head_to_head: bool):
+        self.games, self.fools, self.draws, self.points = [0] * bots, [0] * bots, [0] * bots, [0] * bots
+        self.fool_samples: list[list[float]] = [[] for _ in range(bots)]
+        self.score_samples: list[list[float]] = [[] for _ in range(bots)]
+        self.a_ok: list[float] | None = [] if head_to_head else None
+        self.all_draws = self.decks = self.records = self.cut_off = 0
+
+    def add_deck(self, recs: list[GameRecord]) -> None:
+        """Every game of one deck (all its rotations), in rotation order."""
+        per_bot: dict[int, list[tuple[float, float]]] = {}
+        for rec in recs:
+            for seat, b in enumerate(rec.bots):
+                self.games[b] += 1
+                self.fools[b] += rec.fool_seat == seat
+                self.draws[b] += rec.draw
+                self.points[b] += rec.points[seat]
+                per_bot.setdefault(b, []).append((float(rec.fool_seat == seat), rec.rewards[seat]))
+            self.all_draws += rec.draw
+            self.cut_off += rec.cut_off
+        for b, games in per_bot.items():
+            self.fool_samples[b].append(sum(g[0] for g in games) / len(games))
+            self.score_samples[b].append(sum(g[1] for g in games) / len(games))
+        if self.a_ok is not None:
+            games = per_bot.get(0, [])
+            self.a_ok.append(sum(1 - g[0] for g in games) / len(games))
+        self.decks += 1
+        self.records += len(recs)
+
+
+def summarise(bots, rules, tally: Tally, records, seconds, decisions, seed, duplicate) -> Report:
     names = [_display_name(b, bots) for b in bots]
     stats = [BotStats(name) for name in names]
-    by_deal: dict[tuple[int, int], dict[int, list[tuple[float, float]]]] = {}
-    for rec in records:
-        for seat, b in enumerate(rec.bots):
-            s = stats[b]
-            s.games += 1
-            s.fools += rec.fool_seat == seat
-            s.draws += rec.draw
-            s.points += rec.points[seat]
-            by_deal.setdefault((rec.lineup, rec.deal), {}).setdefault(b, []).append(
-                (float(rec.fool_seat == seat), rec.rewards[seat]))
     for b, s in enumerate(stats):
-        fool_samples, score_samples = [], []
-        for per_bot in by_deal.values():
-            games = per_bot.get(b)
-            if games:
-                fool_samples.append(sum(g[0] for g in games) / len(games))
-                score_samples.append(sum(g[1] for g in games) / len(games))
-        if fool_samples:
-            s.fool_rate, ci = _mean_ci(fool_samples)
+        s.games, s.fools, s.draws, s.points = tally.games[b], tally.fools[b], tally.draws[b], tally.points[b]
+        if tally.fool_samples[b]:
+            s.fool_rate, ci = _mean_ci(tally.fool_samples[b])
             s.fool_ci = (max(0.0, ci[0]), min(1.0, ci[1]))
-            s.score, ci = _mean_ci(score_samples)
+            s.score, ci = _mean_ci(tally.score_samples[b])
             s.score_ci = (max(-1.0, ci[0]), min(1.0, ci[1]))  # rewards lie in [-1, 1]
             s.points /= max(1, s.games)
         s.decisions = decisions[b]
         s.ms_per_move = 1000 * seconds[b] / decisions[b] if decisions[b] else 0.0
     head = None
-    if rules.num_players == 2 and len(bots) == 2:
-        a_ok = []
-        for per_bot in by_deal.values():
-            games = per_bot.get(0, [])
-            a_ok.append(sum(1 - g[0] for g in games) / len(games))
-        draws = sum(1 for r in records if r.draw)
-        mean, ci = _mean_ci(a_ok)
+    if tally.a_ok is not None:
+        mean, ci = _mean_ci(tally.a_ok)
         head = {"a": names[0], "b": names[1], "a_not_fool": mean, "a_not_fool_ci": (max(0.0, ci[0]), min(1.0, ci[1])),
-                "draws": draws}
+                "draws": tally.all_draws}
     if len(bots) > 2:
         _rate(stats, records)
     specs = [b if isinstance(b, str) else name for b, name in zip(bots, names)]
-    return Report(rules.to_dict(), specs, len(records), len(by_deal), seed, duplicate, stats, head, records)
+    return Report(rules.to_dict(), specs, tally.records, tally.decks, seed, duplicate, stats, head, records)
 
 
 def _display_name(spec, specs: list) -> str:

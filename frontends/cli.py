@@ -132,7 +132,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         prepare_outputs(args.json, args.csv, args.chart)
         report = evaluate(args.bots, rules, games=args.games, seed=args.seed, duplicate=not args.no_duplicate,
-                          workers=args.workers, progress=not args.quiet)
+                          workers=args.workers, progress=not args.quiet, keep_records=bool(args.csv))
     except WorkerDied as err:
         print(f"durak: {err}", file=sys.stderr)
         return 1
