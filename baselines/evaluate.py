@@ -17,6 +17,7 @@ import os
 import random
 import signal
 import time
+from array import array
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -324,9 +325,9 @@ class Tally:
 
     def __init__(self, bots: int, head_to_head: bool):
         self.games, self.fools, self.draws, self.points = [0] * bots, [0] * bots, [0] * bots, [0] * bots
-        self.fool_samples: list[list[float]] = [[] for _ in range(bots)]
-        self.score_samples: list[list[float]] = [[] for _ in range(bots)]
-        self.a_ok: list[float] | None = [] if head_to_head else None
+        self.fool_samples = [array("d") for _ in range(bots)]  # 8 bytes a deck
+        self.score_samples = [array("d") for _ in range(bots)]
+        self.a_ok = array("d") if head_to_head else None
         self.all_draws = self.decks = self.records = self.cut_off = 0
 
     def add_deck(self, recs: list[GameRecord]) -> None:

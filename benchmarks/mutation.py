@@ -167,7 +167,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error("--random must be at least 1")
         population = all_names()
         names = sorted(random.Random(args.seed).sample(population, min(args.random, len(population))))
-        run_mutmut(names, args.children)
+        found = results()  # a sample run again goes on where it stopped, and retries its survivors
+        todo = [n for n in names if found.get(n) not in KILLED]
+        if todo:
+            run_mutmut(todo, args.children)
         return 1 if report(results(), names, estimate=True) else 0
     if args.sample:
         names = list(read_list(SAMPLE))
