@@ -151,3 +151,18 @@ def test_observations_written_in_place_and_in_batches_equal_the_views():
         if found == 3:
             break
     assert found == 3, "no deal in 200 had the two of clubs beating an attack"
+
+
+def test_a_snapshot_with_the_two_of_clubs_beating_on_the_table_round_trips():
+    """Every card in exactly one place (the snapshot loader's conservation check): a defence card is on the
+    table, including card 0, the two of clubs of a 52-card deck, when it is a trump beating an attack."""
+    from durak_env import Game
+
+    for seed in range(200):
+        game = Game(Rules(deck_size=52), seed=seed)
+        if _play_until(game, lambda g: 0 in g.defences, seed):
+            break
+    else:
+        raise AssertionError("no deal in 200 had the two of clubs beating an attack")
+    again = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+    assert again.to_dict() == game.to_dict() and again.legal_actions() == game.legal_actions()
