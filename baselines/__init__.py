@@ -20,6 +20,7 @@ BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}"
 BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
+    "perevodnoy": (BOTS_DIR / "perevodnoy.onnx", Rules.preset("perevodnoy")),
 }
 """Pretrained policies shipped with the package, by family: the file and the rules it was trained for
 (each file carries its rules too; a test checks they agree).  ``make_bot("trained")`` picks the one made

@@ -127,3 +127,14 @@ def test_durak_play_names_the_preset_tells_the_seed_at_the_end_and_saves_a_recor
     assert "Deal seed 5" in out.splitlines()[-2]
     record = load_record(json.loads(path.read_text()))
     assert record.seed == 5 and record.players == ("you", "heuristic") and record.game().is_over
+
+
+def test_durak_play_perevodnoy_against_the_shipped_perevodnoy_bot(tmp_path, monkeypatch, capsys):
+    """Issue 12: `durak play --rules perevodnoy --opponent trained` seats the bot trained for transfer Durak."""
+    answers = iter(["1"] * 2000)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    path = tmp_path / "game.json"
+    assert main(["play", "--rules", "perevodnoy", "--seed", "8", "--opponent", "trained", "--save", str(path)]) == 0
+    record = load_record(json.loads(path.read_text()))
+    assert record.players == ("you", "trained") and record.rules == Rules.preset("perevodnoy") and record.game().is_over
+    assert make_bot("trained", rules=record.rules).metadata["trained_for"] == "perevodnoy, 2 players"
