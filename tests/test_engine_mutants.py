@@ -83,7 +83,7 @@ def test_refusals_say_the_game_is_over_or_that_the_index_is_no_action():
     from durak_env import Game, IllegalAction
 
     game = Game(Rules(), seed=3)
-    with pytest.raises(IllegalAction, match="not an action of this layout"):
+    with pytest.raises(IllegalAction, match=r"for player 0: not an action of this layout; legal: "):
         game.step(10_000)
     assert game.why_not(10_000).startswith("not an action of this layout")
     _play_until(game, lambda g: False)
@@ -166,3 +166,26 @@ def test_a_snapshot_with_the_two_of_clubs_beating_on_the_table_round_trips():
         raise AssertionError("no deal in 200 had the two of clubs beating an attack")
     again = Game.from_dict(json.loads(json.dumps(game.to_dict())))
     assert again.to_dict() == game.to_dict() and again.legal_actions() == game.legal_actions()
+
+
+def test_conservation_names_a_card_from_another_deck():
+    """Every card in exactly one place, and only the deck's cards: a 36-card deck has no two of clubs."""
+    from durak_env.engine.cards import conservation_problem, deck_mask
+
+    assert conservation_problem(36, [("hands[0]", 1 << 0), ("stock", deck_mask(36))]) == \
+        "hands[0] holds 2C, which is not in a 36-card deck"
+    assert conservation_problem(36, [("stock", deck_mask(36))]) is None
+
+
+def test_a_hand_of_one_card_is_a_valid_rule_and_none_is_not():
+    """hand_size runs from 1 (the smallest deal that is still a game) to 26 (two hands of a 52-card deck)."""
+    import pytest
+
+    from durak_env import Game
+
+    game = Game(Rules(hand_size=1), seed=1)
+    assert [h.bit_count() for h in game.hands] == [1, 1]
+    _play_until(game, lambda g: False)
+    assert game.is_over
+    with pytest.raises(ValueError, match="hand_size"):
+        Rules(hand_size=0)
