@@ -276,7 +276,7 @@ def main() -> None:
                f"{moves:,.0f} moves/s ({decisions:,.0f} learner decisions/s)")
 
     print("\ntrainer end to end (configs/default.yaml without warm start), idle and with a busy program")
-    updates = 4 if args.quick else 10
+    updates = 8 if args.quick else 30  # the difference of two runs: long enough that start-up noise is small
     idle = trainer_rate(updates)
     hog = busy_elsewhere()
     try:
