@@ -272,7 +272,7 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     report = summarise(bots, rules, tally, records, seconds, decisions, seed, duplicate)
     report.seconds = time.perf_counter() - started
     if tally.cut_off:
-        notes.append(f"{tally.cut_off} of {tally.records} games did not end within {MOVE_LIMIT:,} moves and count "
+        notes.append(f"{tally.cut_off} of {tally.played} games did not end within {MOVE_LIMIT:,} moves and count "
                      "as draws")
     report.notes = notes
     if not keep_records:
@@ -328,7 +328,7 @@ class Tally:
         self.fool_samples = [array("d") for _ in range(bots)]  # 8 bytes a deck
         self.score_samples = [array("d") for _ in range(bots)]
         self.a_ok = array("d") if head_to_head else None
-        self.all_draws = self.decks = self.records = self.cut_off = 0
+        self.all_draws = self.decks = self.played = self.cut_off = 0
 
     def add_deck(self, recs: list[GameRecord]) -> None:
         """Every game of one deck (all its rotations), in rotation order."""
@@ -349,7 +349,7 @@ class Tally:
             games = per_bot.get(0, [])
             self.a_ok.append(sum(1 - g[0] for g in games) / len(games))
         self.decks += 1
-        self.records += len(recs)
+        self.played += len(recs)
 
 
 def summarise(bots, rules, tally: Tally, records, seconds, decisions, seed, duplicate) -> Report:
@@ -373,7 +373,7 @@ def summarise(bots, rules, tally: Tally, records, seconds, decisions, seed, dupl
     if len(bots) > 2:
         _rate(stats, records)
     specs = [b if isinstance(b, str) else name for b, name in zip(bots, names)]
-    return Report(rules.to_dict(), specs, tally.records, tally.decks, seed, duplicate, stats, head, records)
+    return Report(rules.to_dict(), specs, tally.played, tally.decks, seed, duplicate, stats, head, records)
 
 
 def _display_name(spec, specs: list) -> str:

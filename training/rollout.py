@@ -75,6 +75,8 @@ class RolloutWorker:
         for spec in cfg.opponents:  # a named bot (a frozen policy file, a search level): made once, here
             if spec not in self.bots and spec not in (LEARN, "pool"):
                 self.bots[spec] = make_bot(spec, seed=seed, rules=rules)
+        # Who reads observations (the rest read their views): the networks, and frozen policies, batched.
+        self.observed = {LEARN, "pool", *(spec for spec, bot in self.bots.items() if isinstance(bot, PolicyBot))}
         kinds = list(cfg.opponents)
         self.kinds, self.shares = kinds, [cfg.opponents[k] for k in kinds]
         n = rules.num_players
@@ -137,7 +139,7 @@ class RolloutWorker:
                         for k, (i, seat) in enumerate(zip(rows, seats)):
                             self.pending[i][seat].append(stored + k)
                         stored += len(rows)
-                elif isinstance(self.bots[ctrl[0]], PolicyBot):  # a frozen policy: its decisions in one batch
+                elif ctrl[0] in self.observed:  # a frozen policy: its decisions in one batch
                     actions[rows] = self.bots[ctrl[0]].choose_many(vec.obs[rows], vec.mask[rows])
                 else:
                     bot = self.bots[ctrl[0]]
@@ -167,8 +169,7 @@ class RolloutWorker:
         groups: dict[tuple, list[int]] = {}
         for i, seat in enumerate(self.vec.seats.tolist()):
             groups.setdefault(self.controllers[i][seat], []).append(i)
-        self.vec.write([i for ctrl, rows in groups.items()
-                        if ctrl[0] in (LEARN, "pool") or isinstance(self.bots.get(ctrl[0]), PolicyBot) for i in rows])
+        self.vec.write([i for ctrl, rows in groups.items() if ctrl[0] in self.observed for i in rows])
         return groups
 
     def _batch(self, chunks, finished, games, learner_rewards, game_moves, env_steps) -> Batch:
