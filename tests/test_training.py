@@ -210,6 +210,7 @@ def test_warm_start_runs_before_ppo_and_is_evaluated(tmp_path):
     assert pretrain["decisions"] > 50 and pretrain["temperature"] == 0.5
     evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
     assert evals[0]["update"] == 0 and evals[-1]["update"] == 1
+    assert load_checkpoint(run / "checkpoints" / "latest.pt")["meta"]["teacher"] == "heuristic"
 
 
 def test_a_time_budget_ends_the_run_and_leaves_room_for_the_last_evaluation(tmp_path):

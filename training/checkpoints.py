@@ -34,9 +34,11 @@ def run_checkpoint(path: str | Path) -> Path:
 
 
 def policy_metadata(cfg: TrainConfig, rules: Rules, trainer: str, update: int | None, global_step: int | None) -> dict:
-    """The bot-file metadata of a policy trained with ``cfg``: the rules, the layouts, and what it met."""
+    """The bot-file metadata of a policy trained with ``cfg``: the rules, the layouts, what it met, and the
+    bot that taught its warm start (if one did)."""
+    taught = {"teacher": cfg.pretrain_teacher} if cfg.pretrain_games else {}
     return bot_metadata(rules, cfg.hidden_sizes, trainer=trainer, update=update, global_step=global_step,
-                        opponents=dict(cfg.opponents), seed=cfg.seed)
+                        opponents=dict(cfg.opponents), seed=cfg.seed, **taught)
 
 
 class WriteFailed(OSError):
