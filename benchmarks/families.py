@@ -68,10 +68,11 @@ def family_rows(name: str, games: int, slow_games: int, seed: int) -> dict:
             "beats_every_search_level": all(trained["fool_rate"] < r["fool_rate"] for r in search)}
 
 
-def markdown(results: list[dict], command: str) -> str:
-    out = [f"Command: `{command}`", ""]
+def markdown(results: list[dict]) -> str:
+    out = []
     for fam in results:
         out += [f"### {fam['family']}, {fam['seats']} players (target: fool rate at most {fam['target']:.3f})", "",
+                f"Command: `{fam['command']}` ({fam.get('minutes', '?')} minutes on 2 cores)", "",
                 "| at one seat, HeuristicBot at the others | games | fool rate | 95% CI | mean score | ms/move |",
                 "|---|---|---|---|---|---|"]
         for r in fam["rows"]:
@@ -100,13 +101,15 @@ def main() -> None:
     results = []
     for name in families:
         print(f"{name}:", flush=True)
+        began = time.time()
         results.append(family_rows(name, args.games, args.slow_games, args.seed))
-    command = "python benchmarks/families.py" + "".join(f" --family {f}" for f in args.family or []) + \
-        f" --games {args.games} --slow-games {args.slow_games}"
+        results[-1]["command"] = (f"python benchmarks/families.py --family {name} --games {args.games} "
+                                  f"--slow-games {args.slow_games} --seed {args.seed}")
+        results[-1]["minutes"] = round((time.time() - began) / 60)
     old = json.loads(Path(args.out + ".json").read_text()) if Path(args.out + ".json").exists() else {}
     merged = {**old.get("families", {}), **{r["family"]: r for r in results}}
     Path(args.out + ".json").write_text(json.dumps({"families": merged}, indent=1))
-    Path(args.out + ".md").write_text(markdown(list(merged.values()), command))
+    Path(args.out + ".md").write_text(markdown(list(merged.values())))
     print(f"done in {time.time() - started:.0f} s; wrote {args.out}.md")
 
 
