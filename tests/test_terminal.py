@@ -3,6 +3,8 @@ end told, only legal moves taken, and an illegal entry answered with the engine'
 
 import json
 
+import pytest
+
 from helpers import act, position
 
 from baselines import make_bot
@@ -138,3 +140,19 @@ def test_durak_play_perevodnoy_against_the_shipped_perevodnoy_bot(tmp_path, monk
     record = load_record(json.loads(path.read_text()))
     assert record.players == ("you", "trained") and record.rules == Rules.preset("perevodnoy") and record.game().is_over
     assert make_bot("trained", rules=record.rules).metadata["trained_for"] == "perevodnoy, 2 players"
+
+
+@pytest.mark.parametrize("preset, players", [("seed001-transfer", 3)])
+def test_durak_play_seats_the_shipped_bot_made_for_a_bigger_table(preset, players, tmp_path, monkeypatch):
+    """Issue 12: `durak play --rules seed001-transfer --players 3 --opponent trained` puts the 3-seat bot at both
+    other seats; the 2-seat bots are not made for this table."""
+    answers = iter(["1"] * 3000)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    path = tmp_path / "game.json"
+    assert main(["play", "--rules", preset, "--players", str(players), "--seed", "4", "--opponent", "trained",
+                 "--save", str(path)]) == 0
+    record = load_record(json.loads(path.read_text()))
+    rules = Rules.preset(preset, num_players=players)
+    assert record.players == ("you",) + ("trained",) * (players - 1) and record.rules == rules
+    assert record.game().is_over
+    assert make_bot("trained", rules=rules).metadata["trained_for"] == f"{preset}, {players} players"
