@@ -22,6 +22,7 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
     "perevodnoy": (BOTS_DIR / "perevodnoy.onnx", Rules.preset("perevodnoy")),
     "seed001-transfer": (BOTS_DIR / "seed001-transfer.onnx", Rules.preset("seed001-transfer", num_players=3)),
+    "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
 }
 """Pretrained policies shipped with the package, by family: the file and the rules it was trained for
 (each file carries its rules too; a test checks they agree).  ``make_bot("trained")`` picks the one made

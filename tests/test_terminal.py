@@ -142,10 +142,10 @@ def test_durak_play_perevodnoy_against_the_shipped_perevodnoy_bot(tmp_path, monk
     assert make_bot("trained", rules=record.rules).metadata["trained_for"] == "perevodnoy, 2 players"
 
 
-@pytest.mark.parametrize("preset, players", [("seed001-transfer", 3)])
+@pytest.mark.parametrize("preset, players", [("seed001-transfer", 3), ("seed003", 4)])
 def test_durak_play_seats_the_shipped_bot_made_for_a_bigger_table(preset, players, tmp_path, monkeypatch):
-    """Issue 12: `durak play --rules seed001-transfer --players 3 --opponent trained` puts the 3-seat bot at both
-    other seats; the 2-seat bots are not made for this table."""
+    """Issue 12: `durak play --rules seed001-transfer --players 3 --opponent trained` (or seed003 at 4) puts
+    the bot made for that table at every other seat; the 2-seat bots are not made for it."""
     answers = iter(["1"] * 3000)
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
     path = tmp_path / "game.json"
