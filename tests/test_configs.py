@@ -18,6 +18,22 @@ def test_every_shipped_config_is_valid():
         cfg.make_rules()
 
 
+def test_configs_by_name_work_from_a_source_tree_without_the_installed_package(monkeypatch):
+    """Run from a checkout on PYTHONPATH (as benchmarks/exploit.py was), ``training.configs`` does not exist;
+    the names still find the checkout's configs/."""
+    import importlib.resources
+
+    from training.config import configs_folder, shipped_configs
+
+    def not_installed(package):
+        raise ModuleNotFoundError(f"No module named {package!r}")
+
+    monkeypatch.setattr(importlib.resources, "files", not_installed)
+    assert configs_folder() == ROOT / "configs"
+    assert {"default", "perevodnoy", "four_players"} <= set(shipped_configs())
+    assert TrainConfig.load("default") == TrainConfig.load(ROOT / "configs" / "default.yaml")
+
+
 @pytest.mark.parametrize("text, words", [
     ("total_step: 10\n", "unknown key 'total_step'"),
     ("total_steps: -5\n", "total_steps must be an integer >= 1"),

@@ -221,13 +221,22 @@ class TrainConfig:
         self.make_rules()
 
 
+def configs_folder():
+    """Where the shipped configs are: ``training.configs`` once installed, or the checkout's ``configs/``
+    when the package runs from a source tree on ``PYTHONPATH`` (where that package does not exist)."""
+    from importlib.resources import files
+
+    try:
+        return files("training.configs")
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "configs"
+
+
 def shipped_configs() -> dict[str, str]:
     """The configs that ship with the package: name -> their first comment line (what the run is, and how
     long it takes)."""
-    from importlib.resources import files
-
     out = {}
-    for item in sorted(files("training.configs").iterdir(), key=lambda p: p.name):
+    for item in sorted(configs_folder().iterdir(), key=lambda p: p.name):
         if item.name.endswith(".yaml"):
             first = item.read_text().splitlines()[0] if item.read_text() else ""
             out[item.name[:-5]] = first.lstrip("# ").strip()
@@ -237,10 +246,8 @@ def shipped_configs() -> dict[str, str]:
 def config_source(path: str | Path):
     """A config file: the path as given, or, for a bare name that is no file here, the shipped config of that
     name (``durak train --config default`` works from any folder)."""
-    from importlib.resources import files
-
     candidate = Path(path)
     name = str(path)
     if not candidate.exists() and "/" not in name and name.removesuffix(".yaml") in shipped_configs():
-        return files("training.configs") / f"{name.removesuffix('.yaml')}.yaml"
+        return configs_folder() / f"{name.removesuffix('.yaml')}.yaml"
     return candidate
