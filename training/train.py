@@ -282,6 +282,7 @@ class RunLog:
         from torch.utils.tensorboard import SummaryWriter
 
         self.run_dir = run_dir
+        self.seats = cfg.make_rules().num_players
         self.writer = SummaryWriter(str(run_dir / "tb"), purge_step=state.global_step or None)
         self.bar = None
         if progress:
@@ -299,7 +300,7 @@ class RunLog:
         try:
             with open(self.run_dir / "evals.jsonl", "a") as f:
                 f.write(json.dumps(row) + "\n")
-            plot_curve(state.evals, self.run_dir / "learning_curve.png")
+            plot_curve(state.evals, self.run_dir / "learning_curve.png", self.seats)
         except OSError as err:
             raise WriteFailed(f"cannot write the evaluations in {self.run_dir} ({err.strerror or err}); the last "
                               "checkpoint written is kept: durak train --resume continues from it") from None
@@ -324,7 +325,9 @@ class RunLog:
             self.bar.close()
 
 
-def plot_curve(evals: list[dict], path: Path) -> None:
+def plot_curve(evals: list[dict], path: Path, seats: int = 2) -> None:
+    """The not-the-fool rate against HeuristicBot at every other seat over training, with its interval and
+    the line a HeuristicBot in the learner's seat would draw (1 - 1/seats: 0.5 in 2-player, 0.75 in 4)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -337,11 +340,15 @@ def plot_curve(evals: list[dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.6))
     ax.fill_between(steps, lo, hi, alpha=0.25, color="#4878a8")
     ax.plot(steps, rate, marker="o", color="#4878a8")
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    even = 1 - 1 / seats
+    ax.axhline(even, color="grey", lw=0.8, ls="--")
+    ax.annotate("HeuristicBot in this seat", (steps[0], even), xytext=(2, 3), textcoords="offset points",
+                fontsize=8, color="grey")
     ax.set_xlabel("learner decisions")
     ax.set_ylabel("not the fool vs HeuristicBot")
     ax.set_ylim(0, 1)
-    ax.set_title("win rate against HeuristicBot (95% CI)")
+    others = "the other seat" if seats == 2 else f"the other {seats - 1} seats"
+    ax.set_title(f"not the fool, HeuristicBot at {others} (95% CI)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
