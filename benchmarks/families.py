@@ -47,7 +47,7 @@ def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: in
             "seconds": round(report.seconds, 1)}
 
 
-def family_rows(name: str, games: int, slow_games: int, seed: int) -> dict:
+def family_rows(name: str, games: int, slow_games: int, seed: int, never_met: list[str]) -> dict:
     rules = FAMILIES[name]
     rows = []
     for candidate in FAST + SLOW:
@@ -56,7 +56,7 @@ def family_rows(name: str, games: int, slow_games: int, seed: int) -> dict:
         print(f"  {name}: {candidate:14s} fool rate {rows[-1]['fool_rate']:.3f} "
               f"[{rows[-1]['fool_ci'][0]:.3f}, {rows[-1]['fool_ci'][1]:.3f}] ({rows[-1]['seconds']:.0f} s)", flush=True)
     unseen = []
-    for other in NEVER_MET:
+    for other in never_met:
         n = games if other in FAST else slow_games
         unseen.append(seat_against("trained", other, rules, n, seed + 1))
         print(f"  {name}: trained vs {other:14s} fool rate {unseen[-1]['fool_rate']:.3f}", flush=True)
@@ -94,6 +94,9 @@ def main() -> None:
     p.add_argument("--games", type=int, default=2000, help="games for the trained bot and the fast baselines")
     p.add_argument("--slow-games", type=int, default=300, help="games for each search level")
     p.add_argument("--seed", type=int, default=2027)
+    p.add_argument("--never-met", nargs="+", default=NEVER_MET, metavar="BOT",
+                   help=f"opponents at every other seat for the head-to-head rows (default: {' '.join(NEVER_MET)}); "
+                        "search:strong at every other seat of a 3- or 4-seat table is by far the slowest row")
     p.add_argument("--out", default=str(Path(__file__).with_name("families")))
     args = p.parse_args()
     families = args.family or [f for f in FAMILIES if any(r == FAMILIES[f] for _, r in SHIPPED_BOTS.values())]
@@ -102,9 +105,10 @@ def main() -> None:
     for name in families:
         print(f"{name}:", flush=True)
         began = time.time()
-        results.append(family_rows(name, args.games, args.slow_games, args.seed))
+        results.append(family_rows(name, args.games, args.slow_games, args.seed, args.never_met))
         results[-1]["command"] = (f"python benchmarks/families.py --family {name} --games {args.games} "
-                                  f"--slow-games {args.slow_games} --seed {args.seed}")
+                                  f"--slow-games {args.slow_games} --seed {args.seed}"
+                                  + ("" if args.never_met == NEVER_MET else f" --never-met {' '.join(args.never_met)}"))
         results[-1]["minutes"] = round((time.time() - began) / 60)
     old = json.loads(Path(args.out + ".json").read_text()) if Path(args.out + ".json").exists() else {}
     merged = {**old.get("families", {}), **{r["family"]: r for r in results}}
