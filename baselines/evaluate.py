@@ -195,6 +195,20 @@ def _mean_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
     return mean, (mean - half, mean + half)
 
 
+def _rate_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
+    """A rate's mean over decks and its 95% interval, clipped to [0, 1].  Where every deck gave 0 (a bot
+    never the fool in 60 games) or every deck 1, the spread is zero and the normal interval would shrink to
+    a point; the Wilson score interval over the decks says how far 0 of k may be from the truth instead.
+    (A mirror match's exact 0.5 on every deck keeps its point: one of the two seats is always the fool.)"""
+    mean, (lo, hi) = _mean_ci(samples)
+    if mean in (0.0, 1.0) and len(samples) > 1:
+        z2, k = 1.96 ** 2, len(samples)
+        centre = (mean + z2 / (2 * k)) / (1 + z2 / k)
+        half = math.sqrt(mean * (1 - mean) / k + z2 / (4 * k * k)) * math.sqrt(z2) / (1 + z2 / k)
+        lo, hi = centre - half, centre + half
+    return mean, (max(0.0, lo), min(1.0, hi))
+
+
 def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: int = 0, duplicate: bool = True,
              workers: int | None = None, progress: bool = False, keep_records: bool = True) -> Report:
     """Play about ``games`` games between ``bots`` (specs for ``make_bot``, or bot objects: those
@@ -358,8 +372,7 @@ def summarise(bots, rules, tally: Tally, records, seconds, decisions, seed, dupl
     for b, s in enumerate(stats):
         s.games, s.fools, s.draws, s.points = tally.games[b], tally.fools[b], tally.draws[b], tally.points[b]
         if tally.fool_samples[b]:
-            s.fool_rate, ci = _mean_ci(tally.fool_samples[b])
-            s.fool_ci = (max(0.0, ci[0]), min(1.0, ci[1]))
+            s.fool_rate, s.fool_ci = _rate_ci(tally.fool_samples[b])
             s.score, ci = _mean_ci(tally.score_samples[b])
             s.score_ci = (max(-1.0, ci[0]), min(1.0, ci[1]))  # rewards lie in [-1, 1]
             s.points /= max(1, s.games)
@@ -367,8 +380,8 @@ def summarise(bots, rules, tally: Tally, records, seconds, decisions, seed, dupl
         s.ms_per_move = 1000 * seconds[b] / decisions[b] if decisions[b] else 0.0
     head = None
     if tally.a_ok is not None:
-        mean, ci = _mean_ci(tally.a_ok)
-        head = {"a": names[0], "b": names[1], "a_not_fool": mean, "a_not_fool_ci": (max(0.0, ci[0]), min(1.0, ci[1])),
+        mean, ci = _rate_ci(tally.a_ok)
+        head = {"a": names[0], "b": names[1], "a_not_fool": mean, "a_not_fool_ci": ci,
                 "draws": tally.all_draws}
     if len(bots) > 2:
         _rate(stats, records)

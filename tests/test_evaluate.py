@@ -23,6 +23,21 @@ def test_small_tournament_adds_up():
     assert report.head_to_head["a_not_fool"] == pytest.approx(1 - report.stats[0].fool_rate)
 
 
+def test_a_rate_that_never_varied_still_has_an_interval_of_its_own():
+    """search:strong never the fool in 60 games at a 3-seat table was reported as 0.000 [0.000, 0.000]: the
+    spread over decks was zero.  0 (or 1) on every deck gets the Wilson interval over the decks; a mirror
+    match's 0.5 on every deck is exact and keeps its point."""
+    from baselines.evaluate import _rate_ci
+
+    assert _rate_ci([0.0] * 20) == (0.0, (0.0, pytest.approx(1.96 ** 2 / (20 + 1.96 ** 2))))
+    assert _rate_ci([1.0] * 20) == (1.0, (pytest.approx(20 / (20 + 1.96 ** 2)), 1.0))
+    assert _rate_ci([0.5] * 20) == (0.5, (0.5, 0.5))
+    assert _rate_ci([0.0, 0.5, 0.0, 0.0])[1] == (0.0, pytest.approx(0.125 + 1.96 * 0.25 / 2))
+    report = evaluate(["heuristic", "random"], Rules(), games=10, seed=1, workers=1)
+    for s in report.stats:
+        assert s.fool_ci[0] <= s.fool_rate <= s.fool_ci[1] and (s.fool_ci[1] > 0 and s.fool_ci[0] < 1)
+
+
 def test_duplicate_deals_replay_the_same_deck_with_seats_rotated():
     report = evaluate(["heuristic", "easy", "random"], Rules(num_players=3), games=30, seed=2, workers=1)
     by_deal = {}
