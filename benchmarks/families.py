@@ -112,6 +112,7 @@ def main() -> None:
         results[-1]["minutes"] = round((time.time() - began) / 60)
     old = json.loads(Path(args.out + ".json").read_text()) if Path(args.out + ".json").exists() else {}
     merged = {**old.get("families", {}), **{r["family"]: r for r in results}}
+    merged = {name: merged[name] for name in FAMILIES if name in merged}  # the README's order
     Path(args.out + ".json").write_text(json.dumps({"families": merged}, indent=1))
     Path(args.out + ".md").write_text(markdown(list(merged.values())))
     print(f"done in {time.time() - started:.0f} s; wrote {args.out}.md")
