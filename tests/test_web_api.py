@@ -81,6 +81,7 @@ class Witness:
 @pytest.mark.parametrize("preset, players, opponents", [
     ("podkidnoy", 2, ["heuristic"]), ("podkidnoy", 2, ["trained"]), ("perevodnoy", 2, ["easy"]),
     ("seed003", 4, ["heuristic", "random", "easy"]), ("seed001-transfer", 3, ["search:fast"]),
+    ("seed001-transfer", 3, ["trained", "trained"]), ("seed003", 4, ["trained"] * 3),
 ])
 def test_complete_games_never_show_a_hidden_card_and_end_as_the_engine_says(client, preset, players, opponents):
     rng = random.Random(players)
@@ -117,6 +118,8 @@ def test_options_offer_presets_seats_and_bots(client):
     assert set(presets) == set(Rules.presets())
     assert presets["seed003"]["seats"] == [2, 3, 4, 5, 6]  # five cards each at a full table of six
     assert presets["podkidnoy"]["seats"] == [2, 3, 4, 5] and presets["podkidnoy"]["trained"] == [2]
+    assert presets["perevodnoy"]["trained"] == [2] and presets["seed001-transfer"]["trained"] == [3]
+    assert presets["seed003"]["trained"] == [4]  # the page offers each shipped bot at the table it was made for
     assert data["preset"] == "podkidnoy" and data["opponents"] == ["heuristic"]
     names = {b["name"] for b in data["bots"]}
     assert {"random", "easy", "heuristic", "search:fast", "search:medium", "search:strong"} <= names
