@@ -223,9 +223,11 @@ def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys):
 ])
 def test_ctrl_c_stops_quietly_and_at_once(argv, stdin):
     """Ctrl-C printed a KeyboardInterrupt traceback (from every eval worker too), and eval was slow to stop."""
+    # A shell runs a background job with SIGINT ignored, and children inherit that: give the command the
+    # terminal's default, so the test holds however the suite was started.
     proc = subprocess.Popen([*DURAK, *argv], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(4)
     os.killpg(proc.pid, signal.SIGINT)  # the terminal sends it to the whole process group
     started = time.monotonic()
