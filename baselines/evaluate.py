@@ -195,6 +195,16 @@ def _mean_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
     return mean, (mean - half, mean + half)
 
 
+def wilson(hits: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``hits`` successes in ``n`` trials."""
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _rate_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
     """A rate's mean over decks and its 95% interval, clipped to [0, 1].  Where every deck gave 0 (a bot
     never the fool in 60 games) or every deck 1, the spread is zero and the normal interval would shrink to
@@ -202,10 +212,7 @@ def _rate_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
     (A mirror match's exact 0.5 on every deck keeps its point: one of the two seats is always the fool.)"""
     mean, (lo, hi) = _mean_ci(samples)
     if mean in (0.0, 1.0) and len(samples) > 1:
-        z2, k = 1.96 ** 2, len(samples)
-        centre = (mean + z2 / (2 * k)) / (1 + z2 / k)
-        half = math.sqrt(mean * (1 - mean) / k + z2 / (4 * k * k)) * math.sqrt(z2) / (1 + z2 / k)
-        lo, hi = centre - half, centre + half
+        return mean, wilson(mean * len(samples), len(samples))
     return mean, (max(0.0, lo), min(1.0, hi))
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import random
 import subprocess
@@ -37,6 +36,9 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from baselines.evaluate import wilson  # noqa: E402
 EQUIVALENT = ROOT / "benchmarks" / "equivalent_mutants.txt"
 SAMPLE = ROOT / "benchmarks" / "mutation_sample.txt"
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
@@ -108,16 +110,6 @@ def report(found: dict[str, str], only: list[str] | None = None, estimate: bool 
         for n in unexplained[:200]:
             print(f"  {n}  ({found[n]})")
     return len(unexplained) + len(missing)
-
-
-def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson interval of a proportion."""
-    if n == 0:
-        return 0.0, 1.0
-    p = hits / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def all_names() -> list[str]:
