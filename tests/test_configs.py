@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,3 +87,23 @@ def test_fuzzed_configs_are_valid_or_one_line_naming_the_problem(values):
         return
     cfg.validate()
     cfg.make_rules()
+
+
+def test_a_config_remembers_its_file_and_the_bot_files_name_it(tmp_path):
+    """Bot files say what they were trained with: a shipped config by its place in the repository, any other
+    file by its path; the run folder's copy keeps the name, so a resumed run's bot still names it."""
+    from training.checkpoints import policy_metadata
+
+    assert TrainConfig.load("four_players").source == "configs/four_players.yaml"
+    assert TrainConfig.load(ROOT / "configs" / "default.yaml").source == "configs/default.yaml"
+    mine = tmp_path / "mine.yaml"
+    mine.write_text((ROOT / "configs" / "tiny.yaml").read_text())
+    cfg = TrainConfig.load(mine)
+    assert cfg.source == str(mine)
+    assert policy_metadata(cfg, cfg.make_rules(), "ppo", 1, 256)["config"] == str(mine)
+    kept = tmp_path / "run-config.yaml"
+    kept.write_text(yaml.safe_dump(cfg.to_dict()))
+    assert TrainConfig.load(kept).source == str(mine)
+    assert "config" not in policy_metadata(TrainConfig(), cfg.make_rules(), "ppo", 1, 256)  # built in code
+    with pytest.raises(ConfigError, match="source"):
+        TrainConfig.from_dict({"source": 3})

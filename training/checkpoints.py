@@ -34,11 +34,13 @@ def run_checkpoint(path: str | Path) -> Path:
 
 
 def policy_metadata(cfg: TrainConfig, rules: Rules, trainer: str, update: int | None, global_step: int | None) -> dict:
-    """The bot-file metadata of a policy trained with ``cfg``: the rules, the layouts, what it met, and the
-    bot that taught its warm start (if one did)."""
-    taught = {"teacher": cfg.pretrain_teacher} if cfg.pretrain_games else {}
+    """The bot-file metadata of a policy trained with ``cfg``: the rules, the layouts, what it met, the
+    config file it came from and the bot that taught its warm start (each if known)."""
+    extra = {"config": cfg.source} if cfg.source else {}
+    if cfg.pretrain_games:
+        extra["teacher"] = cfg.pretrain_teacher
     return bot_metadata(rules, cfg.hidden_sizes, trainer=trainer, update=update, global_step=global_step,
-                        opponents=dict(cfg.opponents), seed=cfg.seed, **taught)
+                        opponents=dict(cfg.opponents), seed=cfg.seed, **extra)
 
 
 class WriteFailed(OSError):

@@ -101,6 +101,9 @@ class TrainConfig:
     overlap: bool = True
     """Collect the next batch while updating on this one (the batch is then one update behind the weights;
     PPO's ratio is taken against the policy that acted, so this stays correct)."""
+    source: str = ""
+    """The config file the run was made from (``configs/NAME.yaml`` for a shipped config), which bot files
+    name in their metadata.  ``load()`` fills it in; the run folder's config.yaml keeps it for a resume."""
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "config") -> "TrainConfig":
@@ -132,7 +135,11 @@ class TrainConfig:
             mark = getattr(err, "problem_mark", None)
             line = f" (line {mark.line + 1})" if mark else ""
             raise ConfigError(f"{path}: not valid YAML{line}") from None
-        return cls.from_dict(data, str(path))
+        cfg = cls.from_dict(data, str(path))
+        if not cfg.source:
+            shipped = Path(str(configs_folder())).resolve() == Path(str(path)).resolve().parent
+            cfg.source = f"configs/{path.name}" if shipped else str(path)
+        return cfg
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -181,6 +188,8 @@ class TrainConfig:
         need_int("pretrain_epochs", 1)
         need_int("value_warmup", 0)
         need_float("pretrain_temperature", 0.01, 10.0)
+        if not isinstance(self.source, str):
+            raise bad("source", "the path of a config file")
         if not isinstance(self.pretrain_teacher, str):
             raise bad("pretrain_teacher", "a bot name such as search:fast")
         if self.pretrain_games:
