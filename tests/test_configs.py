@@ -91,7 +91,8 @@ def test_fuzzed_configs_are_valid_or_one_line_naming_the_problem(values):
 
 def test_a_config_remembers_its_file_and_the_bot_files_name_it(tmp_path):
     """Bot files say what they were trained with: a shipped config by its place in the repository, any other
-    file by its path; the run folder's copy keeps the name, so a resumed run's bot still names it."""
+    file by its name (not the user's folders); the run folder's copy keeps the name, so a resumed run's bot
+    still names it."""
     from training.checkpoints import policy_metadata
 
     assert TrainConfig.load("four_players").source == "configs/four_players.yaml"
@@ -99,11 +100,11 @@ def test_a_config_remembers_its_file_and_the_bot_files_name_it(tmp_path):
     mine = tmp_path / "mine.yaml"
     mine.write_text((ROOT / "configs" / "tiny.yaml").read_text())
     cfg = TrainConfig.load(mine)
-    assert cfg.source == str(mine)
-    assert policy_metadata(cfg, cfg.make_rules(), "ppo", 1, 256)["config"] == str(mine)
+    assert cfg.source == "mine.yaml"
+    assert policy_metadata(cfg, cfg.make_rules(), "ppo", 1, 256)["config"] == "mine.yaml"
     kept = tmp_path / "run-config.yaml"
     kept.write_text(yaml.safe_dump(cfg.to_dict()))
-    assert TrainConfig.load(kept).source == str(mine)
+    assert TrainConfig.load(kept).source == "mine.yaml"
     assert "config" not in policy_metadata(TrainConfig(), cfg.make_rules(), "ppo", 1, 256)  # built in code
     with pytest.raises(ConfigError, match="source"):
         TrainConfig.from_dict({"source": 3})

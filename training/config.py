@@ -102,8 +102,8 @@ class TrainConfig:
     """Collect the next batch while updating on this one (the batch is then one update behind the weights;
     PPO's ratio is taken against the policy that acted, so this stays correct)."""
     source: str = ""
-    """The config file the run was made from (``configs/NAME.yaml`` for a shipped config), which bot files
-    name in their metadata.  ``load()`` fills it in; the run folder's config.yaml keeps it for a resume."""
+    """The config file the run was made from (``configs/NAME.yaml`` for a shipped config, the file's name for
+    any other), which bot files name in their metadata.  ``load()`` fills it in; the run folder's config.yaml keeps it for a resume."""
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "config") -> "TrainConfig":
@@ -138,7 +138,7 @@ class TrainConfig:
         cfg = cls.from_dict(data, str(path))
         if not cfg.source:
             shipped = Path(str(configs_folder())).resolve() == Path(str(path)).resolve().parent
-            cfg.source = f"configs/{path.name}" if shipped else str(path)
+            cfg.source = f"configs/{path.name}" if shipped else path.name  # no folder of the user's in a bot file
         return cfg
 
     def to_dict(self) -> dict[str, Any]:
