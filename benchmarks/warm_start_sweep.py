@@ -41,11 +41,19 @@ def variant_config(run_dir: Path, changes: list[str]) -> TrainConfig:
     return TrainConfig.from_dict(data, where=" ".join(changes))
 
 
-def start_from_warm_start(run_dir: Path, cfg: TrainConfig, to: Path) -> None:
-    """A run folder at ``to`` whose last checkpoint is ``run_dir``'s update 0, with config ``cfg``."""
+def warm_start_checkpoint(run_dir: Path) -> Path:
+    """``run_dir``'s checkpoint of update 0: the policy straight after its warm start."""
+    if not (run_dir / "config.yaml").exists():
+        raise ConfigError(f"{run_dir} is not a run folder (no config.yaml)")
     first = run_dir / "checkpoints" / "update_000000.pt"
     if not first.exists():
         raise ConfigError(f"{run_dir} has no checkpoint of update 0 (was it trained with a warm start?)")
+    return first
+
+
+def start_from_warm_start(run_dir: Path, cfg: TrainConfig, to: Path) -> None:
+    """A run folder at ``to`` whose last checkpoint is ``run_dir``'s update 0, with config ``cfg``."""
+    first = warm_start_checkpoint(run_dir)
     shutil.rmtree(to, ignore_errors=True)
     (to / "checkpoints").mkdir(parents=True)
     (to / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
@@ -61,6 +69,7 @@ def main() -> None:
     p.add_argument("--json", type=Path, help="also write the results here")
     args = p.parse_args()
     try:
+        warm_start_checkpoint(args.run_dir)
         configs = [(changes, variant_config(args.run_dir, changes)) for changes in args.variant]
     except (OSError, ConfigError) as err:
         p.error(str(err))

@@ -59,4 +59,9 @@ def test_the_command_line_refuses_bad_input_in_one_line_with_status_2(warm_run, 
     assert bad.returncode == 2 and "learning_rate" in bad.stderr.strip().splitlines()[-1]
     missing = run(str(tmp_path / "nowhere"), "--variant", "learning_rate=0.01", "--out-dir", str(tmp_path))
     assert missing.returncode == 2 and "config.yaml" in missing.stderr
-    assert not list(tmp_path.iterdir())  # nothing written for refused input
+    cold = tmp_path / "cold"
+    (cold / "checkpoints").mkdir(parents=True)
+    (cold / "config.yaml").write_text((warm_run / "config.yaml").read_text())
+    no_warm_start = run(str(cold), "--variant", "learning_rate=0.01", "--out-dir", str(tmp_path / "out"))
+    assert no_warm_start.returncode == 2 and "no checkpoint of update 0" in no_warm_start.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cold"]  # nothing written for refused input
