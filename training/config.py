@@ -101,9 +101,11 @@ class TrainConfig:
     overlap: bool = True
     """Collect the next batch while updating on this one (the batch is then one update behind the weights;
     PPO's ratio is taken against the policy that acted, so this stays correct)."""
-    source: str = ""
-    """The config file the run was made from (``configs/NAME.yaml`` for a shipped config, the file's name for
-    any other), which bot files name in their metadata.  ``load()`` fills it in; the run folder's config.yaml keeps it for a resume."""
+    source: str = field(default="", compare=False)
+    """The config file the run was made from (for a shipped config, its path in the repository under
+    ``configs/``; for any other, the file's name), which bot files name in their metadata.  ``load()`` fills
+    it in; the run folder's config.yaml keeps it for a resume.  Not a setting: two configs with the same
+    settings are equal wherever they came from."""
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "config") -> "TrainConfig":
@@ -137,7 +139,7 @@ class TrainConfig:
             raise ConfigError(f"{path}: not valid YAML{line}") from None
         cfg = cls.from_dict(data, str(path))
         if not cfg.source:
-            shipped = Path(str(configs_folder())).resolve() == Path(str(path)).resolve().parent
+            shipped = Path(str(path)).resolve().parent in (Path(str(configs_folder())).resolve(), CHECKOUT_CONFIGS)
             cfg.source = f"configs/{path.name}" if shipped else path.name  # no folder of the user's in a bot file
         return cfg
 
@@ -230,6 +232,10 @@ class TrainConfig:
         self.make_rules()
 
 
+CHECKOUT_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+"""A source tree's configs/ (the shipped configs, before they are installed as ``training.configs``)."""
+
+
 def configs_folder():
     """Where the shipped configs are: ``training.configs`` once installed, or the checkout's ``configs/``
     when the package runs from a source tree on ``PYTHONPATH`` (where that package does not exist)."""
@@ -238,7 +244,7 @@ def configs_folder():
     try:
         return files("training.configs")
     except ModuleNotFoundError:
-        return Path(__file__).resolve().parent.parent / "configs"
+        return CHECKOUT_CONFIGS
 
 
 def shipped_configs() -> dict[str, str]:
