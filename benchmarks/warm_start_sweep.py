@@ -86,8 +86,6 @@ def main() -> None:
                             "seconds": round(time.monotonic() - started)})
             print(f"{' '.join(changes):50s} {last['global_step'] / 1e6:5.2f}M decisions  not the fool "
                   f"{last['not_fool']:.3f} [{last['not_fool_ci'][0]:.3f}, {last['not_fool_ci'][1]:.3f}]", flush=True)
-    except ConfigError as err:
-        p.error(str(err))
     except KeyboardInterrupt:
         sys.exit(130)
     if args.json:
