@@ -118,14 +118,18 @@ def test_a_killed_rollout_worker_is_replaced_and_the_run_finishes(tmp_path):
     import os
     import time
 
-    proc, run = start_training(tmp_path, total_steps=256 * 30)
+    proc, run = start_training(tmp_path, total_steps=256 * 60)
     workers = wait_for_workers(proc)
-    time.sleep(2)  # some updates in
+    # Some updates in, and most still to come: a fixed sleep let a fast machine finish every rollout first.
+    deadline = time.monotonic() + 300
+    while not (run / "checkpoints" / "update_000002.pt").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the run never reached its second update"
+        time.sleep(0.05)
     os.kill(workers[0], signal.SIGKILL)
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err[-2000:]
     assert "rollout worker" in err and "died (exit code -9); a new one takes its place" in err
-    assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 30
+    assert load_checkpoint(run / "checkpoints" / "latest.pt")["update"] == 60
     assert (run / "bot.onnx").exists()
 
 
