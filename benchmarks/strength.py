@@ -59,7 +59,8 @@ def main() -> None:
     print(pairs)
     Path(args.out + ".json").write_text(json.dumps(report.to_json(), indent=2))
     Path(args.out + ".md").write_text(
-        f"Command: `python benchmarks/strength.py --games-per-bot {args.games_per_bot}`\n\n```\n{table}\n```\n\n{pairs}\n")
+        f"Command: `python benchmarks/strength.py --games-per-bot {args.games_per_bot} --bots {' '.join(args.bots)}`"
+        f"\n\n```\n{table}\n```\n\n{pairs}\n")
 
 
 if __name__ == "__main__":
