@@ -123,7 +123,9 @@ def test_a_killed_rollout_worker_is_replaced_and_the_run_finishes(tmp_path):
     # Some updates in, and most still to come: a fixed sleep let a fast machine finish every rollout first.
     deadline = time.monotonic() + 300
     while not (run / "checkpoints" / "update_000002.pt").exists():
-        assert proc.poll() is None and time.monotonic() < deadline, "the run never reached its second update"
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()  # a stalled run is not left behind the failed test
+            raise AssertionError("the run never reached its second update")
         time.sleep(0.05)
     os.kill(workers[0], signal.SIGKILL)
     out, err = proc.communicate(timeout=600)
