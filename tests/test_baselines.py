@@ -174,6 +174,25 @@ def test_search_beats_the_heuristic_it_rolls_out_with():
     assert report.stats[0].fool_rate < report.stats[1].fool_rate
 
 
+def test_a_rollout_of_a_deal_that_never_ends_stops_at_the_rollout_limit(monkeypatch):
+    """Deal 243 of seed001-transfer for three seats never ends when HeuristicBots play every seat: the
+    same cards go round for ever.  A search rollout of it stops at ``ROLLOUT_LIMIT`` and scores a draw,
+    where without the cap every move tried would play on to the game's limit of 10,000 moves."""
+    import baselines.search as search
+    from durak_env.engine.loop import MOVE_LIMIT, play
+
+    played = []
+    monkeypatch.setattr(search, "play", lambda *a, **k: played.append(play(*a, **k)) or played[-1])
+    rules = Rules.preset("seed001-transfer", num_players=3)
+    endless = Game(rules, seed=243)
+    assert play(endless.clone(), search.heuristic_everywhere) == MOVE_LIMIT  # it really does not end
+    assert search.rollout(endless, 0) == 0.0 and endless.result is None
+    assert played == [search.ROLLOUT_LIMIT] and search.ROLLOUT_LIMIT < MOVE_LIMIT
+    ended = Game(rules, seed=0)
+    assert search.rollout(ended, 0) == ended.result.rewards()[0]
+    assert played[-1] < search.ROLLOUT_LIMIT
+
+
 def test_make_bot_names():
     assert isinstance(make_bot("random"), RandomBot)
     assert make_bot("search:strong").worlds == 64
