@@ -374,7 +374,7 @@ class Tally:
 
 
 def summarise(bots, rules, tally: Tally, records, seconds, decisions, seed, duplicate) -> Report:
-    names = [_display_name(b, bots) for b in bots]
+    names = [_display_name(i, bots) for i in range(len(bots))]
     stats = [BotStats(name) for name in names]
     for b, s in enumerate(stats):
         s.games, s.fools, s.draws, s.points = tally.games[b], tally.fools[b], tally.draws[b], tally.points[b]
@@ -396,13 +396,16 @@ def summarise(bots, rules, tally: Tally, records, seconds, decisions, seed, dupl
     return Report(rules.to_dict(), specs, tally.played, tally.decks, seed, duplicate, stats, head, records)
 
 
-def _display_name(spec, specs: list) -> str:
+def _display_name(i: int, specs: list) -> str:
+    """The name of bot ``i`` in reports; a bot given more than once is numbered by its place (heuristic#1,
+    heuristic#2)."""
+    spec = specs[i]
     if not isinstance(spec, str):
         name = getattr(spec, "name", type(spec).__name__)
     else:
         name = os.path.basename(spec) if os.path.sep in spec else spec
     if specs.count(spec) > 1:
-        return f"{name}#{specs.index(spec)}"
+        return f"{name}#{i}"
     return name
 
 

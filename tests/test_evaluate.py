@@ -85,6 +85,12 @@ def test_fewer_bots_than_seats_repeat_around_the_table():
     assert report.games == 8 and all(s.games == 16 for s in report.stats)
 
 
+def test_a_bot_given_at_several_seats_is_named_by_each_place():
+    report = evaluate(["random", "heuristic", "heuristic"], Rules(num_players=3), games=3, seed=1, workers=1)
+    assert [s.name for s in report.stats] == ["random", "heuristic#1", "heuristic#2"]
+    assert "heuristic#2" in report.table()
+
+
 def test_score_intervals_stay_within_the_rewards_range():
     """Rewards lie in [-1, 1]; the SB3 snippet printed a score interval of [-1.061, -0.539]."""
     report = evaluate(["heuristic", "random"], Rules(), games=20, seed=1, workers=1)
