@@ -13,8 +13,8 @@ opponent at every other.  The bot is better than a search level at that table wh
 fool-rate interval is below the fool rate of the opponent's seats.  This, not the rows against
 HeuristicBot, is how the bot is compared with search: against HeuristicBots a search player's rollouts
 play its opponents' moves exactly (a perfect model of them), which no player without that model has.
-Opponents the trained bot never met in training and that did not teach it (random, search:medium and
-search:strong; its teacher is search:fast) are marked.  Writes families.json and families.md next to
+Opponents the trained bot never met in training and that did not teach it are marked, as its bot file
+names its training opponents and its teacher.  Writes families.json and families.md next to
 this script.
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from baselines import SHIPPED_BOTS  # noqa: E402
+from baselines import SHIPPED_BOTS, make_bot  # noqa: E402
 from baselines.evaluate import evaluate  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.engine.loop import MOVE_LIMIT  # noqa: E402
@@ -42,7 +42,6 @@ FAMILIES = {
 FAST = ["trained", "heuristic", "easy", "random"]
 SEARCH = ["search:fast", "search:medium", "search:strong"]
 SLOW = SEARCH + ["search:policy"]
-NEVER_MET = ["random", "search:medium", "search:strong"]
 AT_THE_TABLE = ["random"] + SEARCH
 
 
@@ -66,11 +65,13 @@ def family_rows(name: str, games: int, slow_games: int, seed: int, at_the_table:
         rows.append(seat_against(candidate, "heuristic", rules, n, seed))
         print(f"  {name}: {candidate:14s} fool rate {rows[-1]['fool_rate']:.3f} "
               f"[{rows[-1]['fool_ci'][0]:.3f}, {rows[-1]['fool_ci'][1]:.3f}] ({rows[-1]['seconds']:.0f} s)", flush=True)
+    meta = make_bot("trained", rules=rules).metadata
     together = []
     for other in at_the_table:
         n = games if other in FAST else slow_games
         row = seat_against("trained", other, rules, n, seed + 1)
-        row["never_met"] = other in NEVER_MET
+        row["teacher"] = other == meta.get("teacher")
+        row["never_met"] = never_met(meta, other)
         row["better"] = row["fool_ci"][1] < row["others_fool_rate"]
         together.append(row)
         print(f"  {name}: trained vs {other:14s} fool rate {row['fool_rate']:.3f} [{row['fool_ci'][0]:.3f}, "
@@ -81,6 +82,11 @@ def family_rows(name: str, games: int, slow_games: int, seed: int, at_the_table:
             "rows": rows, "at_the_table": together,
             "meets_target": trained["fool_ci"][1] <= 0.4 / rules.num_players,
             "beats_every_search_level": beats_every_search_level(together)}
+
+
+def never_met(meta: dict, opponent: str) -> bool:
+    """Whether a bot file's training neither seated ``opponent`` nor learnt from it as its teacher."""
+    return opponent != meta.get("teacher") and opponent not in meta.get("opponents", {})
 
 
 def beats_every_search_level(at_the_table: list[dict]) -> bool:
@@ -104,7 +110,7 @@ def markdown(results: list[dict]) -> str:
         for r in fam["at_the_table"]:
             out.append(f"| {r['against']} | {r['games']:,} | {r['fool_rate']:.3f} | [{r['fool_ci'][0]:.3f}, "
                        f"{r['fool_ci'][1]:.3f}] | {r['others_fool_rate']:.3f} | {'yes' if r['better'] else 'no'} | "
-                       f"{'yes' if r['never_met'] else 'no (its teacher)' if r['against'] == 'search:fast' else 'no'} |")
+                       f"{'yes' if r['never_met'] else 'no (its teacher)' if r['teacher'] else 'no'} |")
         cut = [f"{r['candidate']} against {r['against']}, {r['cut_off']} of {r['games']:,} games"
                for r in fam["rows"] + fam["at_the_table"] if r["cut_off"]]
         out += ["", f"Meets its target (upper end of the interval): {'yes' if fam['meets_target'] else 'no'}; "

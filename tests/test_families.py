@@ -3,10 +3,12 @@
 import sys
 from pathlib import Path
 
+from baselines import make_bot
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from families import FAMILIES, SEARCH, beats_every_search_level, seat_against  # noqa: E402
+from families import FAMILIES, SEARCH, beats_every_search_level, never_met, seat_against  # noqa: E402
 
 
 def test_the_other_seats_fool_rate_is_theirs_not_the_candidates():
@@ -23,3 +25,10 @@ def test_every_search_level_must_be_played_and_beaten():
     assert not beats_every_search_level(beaten[:-1])  # search:strong not played
     assert not beats_every_search_level(beaten[:-1] + [{"against": SEARCH[-1], "better": False}])
     assert not beats_every_search_level([{"against": "random", "better": True}])
+
+
+def test_never_met_is_read_from_the_bot_file():
+    meta = make_bot("trained", rules=FAMILIES["perevodnoy"]).metadata  # trained against heuristic and easy
+    assert meta["teacher"] == "search:fast"
+    assert not never_met(meta, "search:fast") and not never_met(meta, "heuristic") and not never_met(meta, "easy")
+    assert never_met(meta, "search:medium") and never_met(meta, "search:strong") and never_met(meta, "random")
