@@ -3,6 +3,12 @@
     python benchmarks/bench.py                              # full run, about 5 minutes
     python benchmarks/bench.py --quick                      # a short run
     python benchmarks/bench.py --markdown benchmarks/speed.md   # also write the table
+    python benchmarks/bench.py --compiled                   # the engine as a wheel installs it (mypyc)
+
+The figures are of the ``durak_env`` this Python imports, and the first line says which engine that is: the
+Python source (an editable install, or the repository on the path) or the modules mypyc compiled when the
+package was built as a wheel (setup.py).  ``--compiled`` builds this checkout's wheel into a temporary
+folder and runs the benchmark again with it first on the path.
 
 Prints: engine random games/s and actions/s (2-player podkidnoy, 4-player, perevodnoy);
 AEC environment steps/s with observation and mask next to PettingZoo's own connect_four_v3,
@@ -28,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # last: an installed durak_env (a compiled wheel on PYTHONPATH) comes first
 
 import numpy as np  # noqa: E402
 
@@ -36,6 +42,27 @@ import durak_env  # noqa: E402
 from baselines import make_bot  # noqa: E402
 from baselines.policy_file import load_bot  # noqa: E402
 from durak_env import Game, Rules  # noqa: E402
+
+
+def engine_kind() -> str:
+    """Which engine ``durak_env`` runs: compiled by mypyc, or the Python source."""
+    from durak_env.engine import game
+
+    compiled = not game.__file__.endswith(".py")
+    return f"{'compiled by mypyc' if compiled else 'Python source'} ({Path(game.__file__).parent})"
+
+
+def run_compiled(argv: list[str]) -> int:
+    """Build the wheel of this checkout, install it (without dependencies: they are installed) into a
+    temporary folder, and run this benchmark again with that folder first on the path."""
+    with tempfile.TemporaryDirectory() as tmp:
+        wheels, target = Path(tmp) / "wheels", Path(tmp) / "site"
+        pip = [sys.executable, "-m", "pip", "-q"]
+        subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], check=True)
+        subprocess.run([*pip, "install", "--no-deps", "--target", str(target), *map(str, wheels.glob("*.whl"))],
+                       check=True)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(target), os.environ.get("PYTHONPATH")]))}
+        return subprocess.run([sys.executable, __file__, *argv], env=env).returncode
 
 
 def median_rate(fn, reps: int) -> float:
@@ -205,9 +232,13 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="fewer games and repetitions")
     p.add_argument("--reps", type=int, default=5, help="repetitions per figure (median reported)")
     p.add_argument("--markdown", type=Path, help="also write the figures as a markdown table to this file")
+    p.add_argument("--compiled", action="store_true",
+                   help="build this checkout's wheel (the engine compiled by mypyc) and benchmark that")
     args = p.parse_args()
     if args.reps < 1:
         p.error("--reps must be at least 1")
+    if args.compiled:
+        sys.exit(run_compiled([a for a in sys.argv[1:] if a != "--compiled"]))
     scale = 0.2 if args.quick else 1.0
     reps = 3 if args.quick else args.reps
     rows: list[tuple[str, str]] = []
@@ -218,6 +249,7 @@ def main() -> None:
 
     machine = f"{os.cpu_count()} cores, Python {platform.python_version()}, {platform.machine()}"
     print(f"machine: {machine}")
+    report("engine", engine_kind())
 
     print("\nengine, random play, no observations (one core)")
     for name, rules in (("podkidnoy 2p", Rules()), ("podkidnoy 4p", Rules(num_players=4)),
@@ -318,7 +350,8 @@ def main() -> None:
             report(f"{name} per move", f"{1e6 * statistics.median(times):,.1f} µs ({len(sample)} positions)")
 
     if args.markdown:
-        lines = [f"Machine: {machine}.  Command: `python benchmarks/bench.py{' --quick' if args.quick else ''}` "
+        flags = (" --compiled" if rows[0][1].startswith("compiled") else "") + (" --quick" if args.quick else "")
+        lines = [f"Machine: {machine}.  Command: `python benchmarks/bench.py{flags}` "
                  f"(medians of {reps} repetitions).", "", "| what | figure |", "|---|---|"]
         lines += [f"| {what} | {figure} |" for what, figure in rows]
         args.markdown.write_text("\n".join(lines) + "\n")

@@ -161,7 +161,8 @@ class ObservationEncoder:
             view.seat, view.hand_mask, [(a, -1 if b is None else b) for a, b in view.table], view.discard_mask or 0,
             view.trump_card, view.trump_suit, view.known_masks,
             [view.hand_sizes[s] / self._d for s in self._order[view.seat]], sum(1 << s for s in view.out),
-            -1 if over else view.attacker, -1 if over else view.defender, -1 if over else view.to_act,
+            -1 if over else view.attacker, -1 if over else view.defender,
+            -1 if over else view.to_act,  # type: ignore[arg-type]  # None only once the deal is over
             sum(1 << s for s in view.passed), view.taking, view.stock_size, view.discard_count, view.room,
             view.bouts)
 

@@ -37,6 +37,25 @@ def test_snapshot_round_trip_continues_identically(rules):
         assert copy.result == game.result == clone.result
 
 
+def test_clone_copies_every_field_and_shares_no_list():
+    """``clone`` names each field itself (a class compiled by mypyc cannot be copied by looping over its
+    slots): a field added to ``Game`` and forgotten in ``clone`` fails here."""
+    fields = set(Game.__annotations__)
+    assert set(getattr(Game, "__slots__", fields)) == fields  # compiled, the class has no __slots__
+    game = Game(Rules.preset("seed003", num_players=4), 5)
+    rng = random.Random(5)
+    while not game.out_groups:  # far enough that every field has left its starting value
+        game.step(rng.choice(game.legal_actions()))
+    game.legal_actions()  # cached in the original; the clone works it out again
+    clone = game.clone()
+    assert clone._legal is None
+    for name in fields - {"_legal"}:
+        assert getattr(clone, name) == getattr(game, name), name
+        if isinstance(getattr(game, name), list):
+            assert getattr(clone, name) is not getattr(game, name), name
+    assert game.last_bout is not None and game.bouts > 0 and game.known != [0] * 4
+
+
 def test_snapshot_of_finished_game_round_trips():
     game = random_game(Rules.preset("seed003", num_players=4), 3)
     again = Game.from_dict(game.to_dict())
@@ -52,6 +71,20 @@ def test_snapshot_of_capped_game_whose_last_defender_went_out_round_trips():
                   no_trump_lead="first_seat", open_discard=False, max_bouts=57)
     game = random_game(rules, 4)
     assert game.result.capped and game.defender in game.out
+    again = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+    assert again.result == game.result and again.to_dict() == game.to_dict()
+
+
+def test_snapshot_of_capped_game_whose_last_attacker_went_out_round_trips():
+    """Found by the hypothesis test in test_invariants.py: seed 003's bout cap ends the deal in the bout where
+    the attacker went out.  Loading that snapshot walked clockwise from the defender to the attacker to find
+    the throwers, never met it, and ran until memory ran out."""
+    rules = Rules(num_players=6, deck_size=24, hand_size=3, full_table_hand_size=None, throw_in="all",
+                  throw_in_before_beaten=True, transfer=True, max_attacks=6, max_attacks_early=3,
+                  early_ends="first_bout", defender_limit="current_hand", throw_in_after_take=True,
+                  no_trump_lead="after_dealer", open_discard=False, max_bouts=19)
+    game = random_game(rules, 3)
+    assert game.result.capped and game.attacker in game.out
     again = Game.from_dict(json.loads(json.dumps(game.to_dict())))
     assert again.result == game.result and again.to_dict() == game.to_dict()
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from .cards import LOWEST_RANK, NUM_RANKS, Card, deck
 from .rules import Rules
@@ -42,6 +43,10 @@ class Layout:
     size: int = 0
     """The offsets (see the module docstring), plain attributes because the engine reads them on every move."""
 
+    def __reduce__(self) -> tuple:
+        """Pickled by its deck size: the one layout of that deck comes back (and a frozen class compiled by
+        mypyc could not be rebuilt attribute by attribute)."""
+        return layout_for, (self.deck_size,)
 
     def actions_of(self, offset: int, mask: int) -> tuple[int, ...]:
         """``offset`` plus the slot of every card in ``mask`` (a set of card ids), lowest card first: how the
@@ -105,7 +110,7 @@ class Action:
         return cls(kind, Card.parse(words[1]))
 
 
-def decode_action(index: int, rules: Rules) -> Action:
+def decode_action(index: Any, rules: Rules) -> Action:
     """The action at ``index`` of the rules' action space."""
     lay = layout_for(rules.deck_size)
     if isinstance(index, bool) or not isinstance(index, int) and not hasattr(index, "__index__"):

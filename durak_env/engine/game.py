@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import operator
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import Action, decode_action, layout_for
+from .actions import Action, Layout, decode_action, layout_for
 from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, SUITS, Card, cards_of, deck, mask_of, suit_of
 from .rules import Rules
 from .snapshot import load_snapshot
@@ -64,6 +65,11 @@ class Result:
     drawn: tuple[int, ...]
     capped: bool
 
+    def __reduce__(self) -> tuple:
+        """Pickled (and copied) through the constructor: a frozen class compiled by mypyc cannot be rebuilt
+        attribute by attribute."""
+        return Result, (self.placings, self.points, self.fool, self.drawn, self.capped)
+
     def rewards(self) -> tuple[float, ...]:
         """Placing points scaled to [-1, 1]: first out +1, the fool -1; seats in a final draw get 0.
 
@@ -76,6 +82,43 @@ class Result:
 class Game:
     """One deal of Durak.  ``Game(rules, seed)`` shuffles and deals; ``step(action)`` plays."""
 
+    # Declared for mypyc, which compiles this module into a native class when the package is built as a
+    # wheel (setup.py); the slots keep the pure-Python class as lean.  Compiled, a method checks the types
+    # of its arguments: the public ones that take a caller's values (numpy integers, a tuple of cards) say
+    # ``Any`` and check them themselves, as they always have.
+    rules: Rules
+    n: int
+    layout: Layout
+    trump: int
+    trump_card: int
+    stock: list[int]
+    hands: list[int]
+    discard: int
+    attacks: list[int]
+    defences: list[int]
+    open_count: int
+    table_ranks: int
+    attacker: int
+    defender: int
+    opener: int
+    passed: int
+    taking: bool
+    limit: int
+    bouts: int
+    known: list[int]
+    out_groups: list[tuple[int, ...]]
+    out_mask: int
+    first_seat: int
+    to_act: int
+    result: Result | None
+    throwers: tuple[int, ...]
+    last_bout: BoutEnd | None
+    cap: int
+    _legal: tuple[int, ...] | None
+    _before_beaten: bool
+    _after_take: bool
+    _bout_start: bool
+
     __slots__ = (
         "rules", "n", "layout", "trump", "trump_card", "stock", "hands", "discard",
         "attacks", "defences", "open_count", "table_ranks", "attacker", "defender",
@@ -84,7 +127,9 @@ class Game:
         "_before_beaten", "_after_take", "_bout_start",
     )
 
-    def __init__(self, rules: Rules | None = None, seed: int | None = None, first_seat: int = 0):
+    def __init__(self, rules: Rules | None = None, seed: Any = None, first_seat: Any = 0, *, _empty: bool = False):
+        if _empty:  # for the constructors below, which fill the game themselves (mypyc allows no other way)
+            return
         rules = rules or Rules()
         _check_seat(first_seat, rules.num_players, "first_seat")
         rng = random.Random(seed)
@@ -96,25 +141,25 @@ class Game:
             # Seed 002: "If nobody holds a trump, the cards are dealt again."
 
     @classmethod
-    def from_deck(cls, rules: Rules, cards: list[int], first_seat: int = 0) -> "Game":
+    def from_deck(cls, rules: Rules, cards: Sequence[int], first_seat: Any = 0) -> "Game":
         """Deal from a given shuffled deck: ``cards[0]`` is the trump card and draws come off the back (seed 004)."""
         if sorted(cards) != deck(rules.deck_size):
             raise ValueError(f"from_deck needs each card of the {rules.deck_size}-card deck exactly once")
-        game = object.__new__(cls)
+        game = cls(_empty=True)
         if not game._deal(rules, list(cards), first_seat):
             raise ValueError("nobody was dealt a trump and these rules redeal; no game from this deck")
         return game
 
     @classmethod
     def assemble(cls, rules: Rules, *, trump_card: int, stock: list[int], hands: list[int], discard: int,
-                 known: list[int], out_groups: list[tuple[int, ...]], attacks: list[int], defences: list[int],
+                 known: list[int], out_groups: Sequence[Sequence[int]], attacks: list[int], defences: list[int],
                  attacker: int, defender: int, opener: int, passed: int, taking: bool, limit: int, bouts: int,
                  first_seat: int) -> "Game":
         """A game from its stored facts (``stock`` with the next card drawn last in the list, ``defences``
         -1 where unbeaten).  Everything derivable is derived here: the table's ranks, who may throw in,
         whose move it is, or the result when the facts describe a finished deal.  The facts are not
         checked (snapshot.py validates them first); a position that waits on nobody raises ValueError."""
-        g = object.__new__(cls)
+        g = cls(_empty=True)
         g._bind(rules)
         g.trump_card, g.trump = trump_card, suit_of(trump_card)
         g.stock, g.hands, g.discard, g.known = stock, hands, discard, known
@@ -132,12 +177,15 @@ class Game:
         g._legal = None
         g.to_act = -1
         remaining = [s for s in range(g.n) if not g.out_mask >> s & 1]
-        g.throwers = g._compute_throwers() if len(remaining) >= 2 else ()
+        g.throwers = ()
         if len(remaining) <= 1:
             g._finish(remaining, capped=False)
         elif rules.max_bouts is not None and bouts >= rules.max_bouts:
             g._finish(remaining, capped=True)
         else:
+            # Only a deal that goes on has throwers: a finished one can name an attacker who went out, and
+            # the clockwise walk from the defender back to that attacker would never end.
+            g.throwers = g._compute_throwers()
             actor = g._find_actor()
             if actor is None:
                 raise ValueError("the position is between bouts (every card beaten and everyone passed)")
@@ -201,10 +249,10 @@ class Game:
     def is_over(self) -> bool:
         return self.result is not None
 
-    def hand(self, seat: int) -> list[Card]:
+    def hand(self, seat: Any) -> list[Card]:
         return [CARDS[c] for c in cards_of(self.hands[seat])]
 
-    def hand_size(self, seat: int) -> int:
+    def hand_size(self, seat: Any) -> int:
         return self.hands[seat].bit_count()
 
     def table_mask(self) -> int:
@@ -225,7 +273,7 @@ class Game:
     def out(self) -> list[int]:
         return [s for group in self.out_groups for s in group]
 
-    def in_play(self, seat: int) -> bool:
+    def in_play(self, seat: Any) -> bool:
         return not self.out_mask >> seat & 1
 
     def next_in(self, seat: int) -> int:
@@ -332,7 +380,7 @@ class Game:
 
     # ----- playing ------------------------------------------------------------------------
 
-    def step(self, action: int, seat: int | None = None) -> None:
+    def step(self, action: Any, seat: Any = None) -> None:
         """Play ``action`` for the seat to act; an illegal one raises IllegalAction and changes nothing.
         ``seat``, when given, is the seat the caller plays for: refused unless it is the one to act."""
         legal = self.legal_actions()
@@ -436,15 +484,16 @@ class Game:
             return f"player {seat} is defending"
         if kind == "done":
             return "the bout's first card must be played"
-        if not self.hands[seat] >> card & 1:
+        # Only "done" and "take" name no card, and a defender may always take: ``card`` is a card from here on.
+        if not self.hands[seat] >> card & 1:  # type: ignore[operator]
             return f"player {seat} does not hold {card}"
         if kind == "attack":
-            if not RANK_MASK_OF[card] & self.table_ranks:
+            if not RANK_MASK_OF[card] & self.table_ranks:  # type: ignore[index]
                 return f"no card of {card}'s rank is on the table"
             return self._no_room() or "no room for another attack card"
         if kind == "transfer":
             if self._no_transfer() is not None:
-                return self._no_transfer()
+                return self._no_transfer()  # type: ignore[return-value]
             return f"{card} is not of the attacking rank"
         target = self.attacks[len(self.attacks) - self.open_count]
         return f"{card} does not beat {CARDS[target]}, the card to answer"
@@ -530,7 +579,7 @@ class Game:
     def _finish(self, remaining: list[int], capped: bool) -> None:
         n = self.n
         places = [0] * n
-        groups = list(self.out_groups)
+        groups: list[Sequence[int]] = list(self.out_groups)
         if capped:
             # Seed 003: "placed by hand size, fewest cards first, and a lone player holding the most is the fool."
             by_size: dict[int, list[int]] = {}
@@ -561,19 +610,20 @@ class Game:
 
     def clone(self) -> "Game":
         """A cheap independent copy, for search."""
-        g = object.__new__(Game)
-        for name in Game.__slots__:
-            setattr(g, name, getattr(self, name))
-        g.stock = list(self.stock)
-        g.hands = list(self.hands)
-        g.known = list(self.known)
-        g.attacks = list(self.attacks)
-        g.defences = list(self.defences)
-        g.out_groups = list(self.out_groups)  # the groups are tuples
+        g = Game(_empty=True)
+        g.rules, g.n, g.layout, g.trump, g.trump_card = self.rules, self.n, self.layout, self.trump, self.trump_card
+        g.stock, g.hands, g.known, g.discard = list(self.stock), list(self.hands), list(self.known), self.discard
+        g.attacks, g.defences = list(self.attacks), list(self.defences)
+        g.open_count, g.table_ranks, g.cap = self.open_count, self.table_ranks, self.cap
+        g.attacker, g.defender, g.opener, g.throwers = self.attacker, self.defender, self.opener, self.throwers
+        g.passed, g.taking, g.limit, g.bouts = self.passed, self.taking, self.limit, self.bouts
+        g.out_groups, g.out_mask = list(self.out_groups), self.out_mask  # the groups are tuples
+        g.first_seat, g.to_act, g.result, g.last_bout = self.first_seat, self.to_act, self.result, self.last_bout
+        g._before_beaten, g._after_take, g._bout_start = self._before_beaten, self._after_take, self._bout_start
         g._legal = None
         return g
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: Any) -> SeatView:
         """What ``seat`` can know, as Python objects (see view.py)."""
         return SeatView.of(self, seat)
 
@@ -603,7 +653,7 @@ class Game:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Game":
+    def from_dict(cls, data: Any) -> "Game":
         """Rebuild a game from ``to_dict``'s snapshot; a malformed or impossible one raises ValueError."""
         return load_snapshot(cls, data)
 

@@ -1,0 +1,40 @@
+"""The hot modules (the engine's game and action layout, the observation encoder) compiled by mypyc when
+the package is built as a wheel.
+
+``pip install .`` and ``python -m build`` compile ``COMPILED`` (the same Python source, type-annotated) into C
+extensions, which the package imports in place of the source: the engine plays about twice as fast
+(benchmarks/RESULTS.md, "Speed, round three").  An editable install
+(``pip install -e .``, the tests' set-up) keeps every module as Python source, so an edit takes effect at
+once and the mutation tests mutate the code that runs.  Compiling is optional: with ``DURAK_PURE_PYTHON=1``,
+without a C compiler, or if mypyc fails, the wheel holds the Python source alone and works the same.
+Everything else about the package is in pyproject.toml.
+"""
+
+import os
+import sys
+
+from setuptools import setup
+
+COMPILED = ["durak_env/engine/game.py", "durak_env/engine/actions.py", "durak_env/observation.py"]
+BUILDS = {"bdist_wheel", "build", "build_ext", "install"}
+"""The setup commands that compile; metadata, the sdist and editable installs do not."""
+
+
+def compiled_modules() -> list:
+    if os.environ.get("DURAK_PURE_PYTHON") or "editable_wheel" in sys.argv or not BUILDS & set(sys.argv):
+        return []
+    try:
+        from mypyc.build import mypycify
+
+        # Only the compiled modules must type-check; what they import is read for its types alone.
+        options = ["--follow-imports=silent", "--ignore-missing-imports"]
+        extensions = mypycify([*options, *COMPILED], opt_level="3", group_name="durak_env_engine")
+    except (Exception, SystemExit) as err:  # mypy missing, or a type error: the Python source is installed
+        print(f"setup.py: the engine is not compiled ({type(err).__name__}: {err}); it runs as Python", file=sys.stderr)
+        return []
+    for ext in extensions:
+        ext.optional = True  # no C compiler: build_ext warns and the Python source is installed
+    return extensions
+
+
+setup(ext_modules=compiled_modules())
