@@ -62,29 +62,24 @@ def test_snapshot_of_finished_game_round_trips():
     assert again.result == game.result and again.legal_actions() == ()
 
 
-def test_snapshot_of_capped_game_whose_last_defender_went_out_round_trips():
-    """Found by the hypothesis test below: seed 003's bout cap ends the deal in the bout where the
-    defender went out; the finished snapshot names that defender and must still load."""
-    rules = Rules(num_players=6, deck_size=52, hand_size=3, full_table_hand_size=None, throw_in="all",
-                  throw_in_before_beaten=False, transfer=False, max_attacks=4, max_attacks_early=1,
-                  early_ends="first_bout", defender_limit="bout_start", throw_in_after_take=False,
-                  no_trump_lead="first_seat", open_discard=False, max_bouts=57)
-    game = random_game(rules, 4)
-    assert game.result.capped and game.defender in game.out
-    again = Game.from_dict(json.loads(json.dumps(game.to_dict())))
-    assert again.result == game.result and again.to_dict() == game.to_dict()
-
-
-def test_snapshot_of_capped_game_whose_last_attacker_went_out_round_trips():
-    """Found by the hypothesis test in test_invariants.py: seed 003's bout cap ends the deal in the bout where
-    the attacker went out.  Loading that snapshot walked clockwise from the defender to the attacker to find
-    the throwers, never met it, and ran until memory ran out."""
-    rules = Rules(num_players=6, deck_size=24, hand_size=3, full_table_hand_size=None, throw_in="all",
-                  throw_in_before_beaten=True, transfer=True, max_attacks=6, max_attacks_early=3,
-                  early_ends="first_bout", defender_limit="current_hand", throw_in_after_take=True,
-                  no_trump_lead="after_dealer", open_discard=False, max_bouts=19)
-    game = random_game(rules, 3)
-    assert game.result.capped and game.attacker in game.out
+@pytest.mark.parametrize("rules, seed, seat", [
+    # Seed 003's bout cap ends the deal in the bout where the defender went out: the finished snapshot
+    # names that defender and must still load.
+    (Rules(num_players=6, deck_size=52, hand_size=3, full_table_hand_size=None, throw_in="all",
+           throw_in_before_beaten=False, transfer=False, max_attacks=4, max_attacks_early=1, early_ends="first_bout",
+           defender_limit="bout_start", throw_in_after_take=False, no_trump_lead="first_seat", open_discard=False,
+           max_bouts=57), 4, "defender"),
+    # ... or where the attacker went out: loading walked clockwise from the defender to the attacker to find
+    # the throwers, never met it, and ran until memory ran out.
+    (Rules(num_players=6, deck_size=24, hand_size=3, full_table_hand_size=None, throw_in="all",
+           throw_in_before_beaten=True, transfer=True, max_attacks=6, max_attacks_early=3, early_ends="first_bout",
+           defender_limit="current_hand", throw_in_after_take=True, no_trump_lead="after_dealer", open_discard=False,
+           max_bouts=19), 3, "attacker"),
+], ids=["defender went out", "attacker went out"])
+def test_snapshot_of_a_capped_game_whose_last_defender_or_attacker_went_out_round_trips(rules, seed, seat):
+    """Both found by the hypothesis test in test_invariants.py."""
+    game = random_game(rules, seed)
+    assert game.result.capped and getattr(game, seat) in game.out
     again = Game.from_dict(json.loads(json.dumps(game.to_dict())))
     assert again.result == game.result and again.to_dict() == game.to_dict()
 
