@@ -2,7 +2,7 @@
 the package is built as a wheel.
 
 ``pip install .`` and ``python -m build`` compile ``COMPILED`` (the same Python source, type-annotated) into C
-extensions, which the package imports in place of the source: the engine plays about twice as fast
+extensions, which the package imports in place of the source: the engine plays 1.5-1.9x as fast
 (benchmarks/RESULTS.md, "Speed, round three").  An editable install
 (``pip install -e .``, the tests' set-up) keeps every module as Python source, so an edit takes effect at
 once and the mutation tests mutate the code that runs.  Compiling is optional: with ``DURAK_PURE_PYTHON=1``,
@@ -21,7 +21,7 @@ BUILDS = {"bdist_wheel", "build", "build_ext", "install"}
 
 
 def compiled_modules() -> list:
-    if os.environ.get("DURAK_PURE_PYTHON") or "editable_wheel" in sys.argv or not BUILDS & set(sys.argv):
+    if os.environ.get("DURAK_PURE_PYTHON") or not BUILDS & set(sys.argv):
         return []
     try:
         from mypyc.build import mypycify
