@@ -38,6 +38,7 @@ import struct
 import numpy as np
 
 from .engine.actions import layout_for
+from .engine.game import Game
 from .engine.view import SeatView
 from .engine.rules import Rules
 
@@ -118,14 +119,6 @@ class ObservationEncoder:
         self._d = float(rules.deck_size)
         self._inv_bouts = 1.0 / rules.max_bouts if rules.max_bouts else 0.0
         self._max_attacks = float(rules.max_attacks)
-        names = ["seat", "hand", "open", "beaten", "defence", "next", "discard", "trump_card", "trump", "known"]
-        names += [f"known{s}" for s in range(1, n)] + ["sizes"] + [f"sizes{s}" for s in range(1, n)]
-        names += ["out", "attacker", "defender", "to_act", "passed", "taking", "stock", "discard_count", "room", "bouts"]
-        self._col = {name: i for i, name in enumerate(names)}
-        """Columns of ``_raw``'s tuple, for ``encode_games``."""
-        self._arange_n = np.arange(n)
-        self._head = sl["known"].stop
-        self._head_source = np.array(sources[:self._head], dtype=np.intp)
 
     def _pack(self, seat: int, hand: int, table, discard: int, trump_card: int, trump: int, known, counts,
               out_mask: int, attacker: int, defender: int, to_act: int, passed: int, taking: bool, stock: int,
@@ -145,15 +138,21 @@ class ObservationEncoder:
             else:
                 beaten_mask |= 1 << a
                 defence_mask |= 1 << dc
-        rot, bit = self._rotate[seat], self._seat_bit[seat]
         order = self._order[seat]
-        flags = (rot[out_mask] | bit[0][attacker] | bit[1][defender] | bit[2][to_act] | rot[passed] << self._passed_at
-                 | taking << self._taking_at)
+        flags = self._flags(seat, out_mask, attacker, defender, to_act, passed, taking)
         planes = self._planes_struct.pack(hand, open_mask, beaten_mask, defence_mask, next_mask, discard,
                                           1 << trump_card, 1 << trump, *[known[s] for s in order[1:]], flags)
         d = self._d
         counts += [stock / d, discard_count / d, room / self._max_attacks, min(1.0, bouts * self._inv_bouts)]
         return planes, counts
+
+    def _flags(self, seat: int, out_mask: int, attacker: int, defender: int, to_act: int, passed: int,
+               taking: bool) -> int:
+        """The seat-flags plane, relative to ``seat``: out, attacker, defender, to_act and passed at bits
+        k*n + relative seat, taking at bit 5n (the seats absolute, -1 for none)."""
+        rot, bit = self._rotate[seat], self._seat_bit[seat]
+        return (rot[out_mask] | bit[0][attacker] | bit[1][defender] | bit[2][to_act] | rot[passed] << self._passed_at
+                | int(taking) << self._taking_at)
 
     def _from_view(self, view: SeatView) -> tuple[bytes, list[float]]:
         over = view.is_over
@@ -166,7 +165,7 @@ class ObservationEncoder:
             sum(1 << s for s in view.passed), view.taking, view.stock_size, view.discard_count, view.room,
             view.bouts)
 
-    def _from_game(self, game, seat: int) -> tuple[bytes, list[float]]:
+    def _from_game(self, game: Game, seat: int) -> tuple[bytes, list[float]]:
         """What ``game.view(seat)`` would hold, read without building the view: the seat's own hand, the
         discard only where the rules show it, the cards each seat was seen picking up."""
         over = game.result is not None
@@ -200,7 +199,7 @@ class ObservationEncoder:
         """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""
         return self._write_one(self._from_view(view), out)
 
-    def encode_game(self, game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    def encode_game(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Write ``seat``'s observation of ``game`` into ``out``: the same numbers as ``encode(game.view(seat))``."""
         planes, counts = self._from_game(game, seat)
         source = self._source  # reused: what leaves is the gathered copy
@@ -221,39 +220,39 @@ class ObservationEncoder:
         """Row i of ``out`` becomes ``seats[i]``'s observation of ``games[i]``: the same numbers as
         ``encode_game``, computed for the whole batch at once.
 
-        Per game, Python collects the raw facts the seat can see (``_raw``); numpy turns them into the
-        observation for every row together: the planes unpacked in one call, the seats rotated to the
-        observer, the one-hots and the counts as whole columns."""
-        if not len(games):
-            return out
-        raw = np.array([self._raw(g, s) for g, s in zip(games, seats)], dtype=np.int64)
-        n, c = self.n, self._col
+        Per game, Python collects the planes and counts the seat can see (``_raw``, into one flat list of
+        ints); numpy does the rest for every row together: the planes unpacked in one call, their card bits
+        copied to the card slots as strided blocks (each suit's ranks are adjacent bits, and the slots run
+        suit by suit), the seat flags as one block, the counts scaled as whole columns."""
         rows = len(games)
-        seat = raw[:, :1]
-        rel = (seat + self._arange_n) % n  # relative seat r -> absolute seat
-        planes = np.empty((rows, 8 + n - 1), dtype=np.int64)
-        planes[:, :6] = raw[:, c["hand"]:c["hand"] + 6]
-        planes[:, 6] = np.left_shift(1, raw[:, c["trump_card"]])
-        planes[:, 7] = np.left_shift(1, raw[:, c["trump"]])
-        planes[:, 8:] = np.take_along_axis(raw[:, c["known"]:c["known"] + n], rel[:, 1:], axis=1)
-        bits = np.unpackbits(planes.view(np.uint8).reshape(rows, -1), axis=1, bitorder="little")
-        sl = self.slices
-        out[:, :self._head] = bits[:, self._head_source]
-        out[:, sl["hand_sizes"]] = np.take_along_axis(raw[:, c["sizes"]:c["sizes"] + n], rel, axis=1) / self._d
-        out[:, sl["out"]] = raw[:, c["out"]:c["out"] + 1] >> rel & 1
-        for name in ("attacker", "defender", "to_act"):
-            out[:, sl[name]] = rel == raw[:, c[name]:c[name] + 1]  # -1 (a finished deal) matches no seat
-        out[:, sl["passed"]] = raw[:, c["passed"]:c["passed"] + 1] >> rel & 1
-        out[:, sl["taking"].start] = raw[:, c["taking"]]
-        out[:, sl["stock_size"].start] = raw[:, c["stock"]] / self._d
-        out[:, sl["discard_count"].start] = raw[:, c["discard_count"]] / self._d
-        out[:, sl["room"].start] = raw[:, c["room"]] / self._max_attacks
-        out[:, sl["bouts"].start] = np.minimum(1.0, raw[:, c["bouts"]] * self._inv_bouts)
+        if not rows:
+            return out
+        facts: list[int] = []
+        for game, seat in zip(games, seats):
+            self._raw(game, seat, facts)
+        raw = np.fromiter(facts, np.int64, len(facts)).reshape(rows, -1)
+        n, d, planes, sl = self.n, self.rules.deck_size, self.planes, self.slices
+        packed = np.ascontiguousarray(raw[:, :planes]).view(np.uint8)
+        bits = np.unpackbits(packed, axis=1, bitorder="little").reshape(rows, planes, 64)
+        # Card id = suit * 13 + rank: a deck of d cards holds ranks 13 - d/4 .. 12 of each suit.
+        per = d // 4
+        cards = bits[:, :, 13 - per:65 - per].reshape(rows, planes, 4, 13)[:, :, :, :per]
+        out[:, :sl["trump_suit"].start].reshape(rows, 7, 4, per)[...] = cards[:, :7]
+        out[:, sl["trump_suit"]] = bits[:, 7, :4]
+        out[:, sl["known"]].reshape(rows, n - 1, 4, per)[...] = cards[:, 8:7 + n]
+        out[:, sl["out"].start:sl["passed"].stop] = bits[:, 7 + n, :5 * n]
+        out[:, sl["taking"].start] = bits[:, 7 + n, 5 * n]
+        counts = raw[:, planes:]
+        out[:, sl["hand_sizes"]] = counts[:, :n] / self._d
+        out[:, sl["stock_size"].start:sl["discard_count"].stop] = counts[:, n:n + 2] / self._d
+        out[:, sl["room"].start] = counts[:, n + 2] / self._max_attacks
+        out[:, sl["bouts"].start] = np.minimum(1.0, counts[:, n + 3] * self._inv_bouts)
         return out
 
-    def _raw(self, game, seat: int) -> tuple:
-        """The facts of ``seat``'s observation of ``game`` as ints (``_col`` names the columns): what
-        ``_from_game`` reads, before any rotation or scaling."""
+    def _raw(self, game: Game, seat: int, into: list[int]) -> None:
+        """Append ``seat``'s observation of ``game`` to ``into`` as ints: the planes as ``_pack`` lays them
+        out (the seats already relative to ``seat``), then the counts unscaled (hand sizes by relative seat,
+        stock, discard, room, bouts).  What ``_from_game`` reads."""
         open_mask = beaten_mask = defence_mask = next_mask = 0
         for a, dc in zip(game.attacks, game.defences):
             if dc < 0:
@@ -264,11 +263,16 @@ class ObservationEncoder:
                 beaten_mask |= 1 << a
                 defence_mask |= 1 << dc
         over = game.result is not None
-        return (seat, game.hands[seat], open_mask, beaten_mask, defence_mask, next_mask,
-                game.discard if self._open_discard else 0, game.trump_card, game.trump, *game.known,
-                *[h.bit_count() for h in game.hands], game.out_mask, -1 if over else game.attacker,
-                -1 if over else game.defender, -1 if over else game.to_act, game.passed, game.taking,
-                len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
+        hands, known, order = game.hands, game.known, self._order[seat]
+        into += (hands[seat], open_mask, beaten_mask, defence_mask, next_mask,
+                 game.discard if self._open_discard else 0, 1 << game.trump_card, 1 << game.trump)
+        for s in order[1:]:
+            into.append(known[s])
+        into.append(self._flags(seat, game.out_mask, -1 if over else game.attacker, -1 if over else game.defender,
+                                -1 if over else game.to_act, game.passed, game.taking))
+        for s in order:
+            into.append(hands[s].bit_count())
+        into += (len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
 
     def mask(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
         """The int8 legal-action mask: all zero unless the view's seat is to act."""
@@ -279,7 +283,7 @@ class ObservationEncoder:
         out[list(view.legal_actions)] = 1
         return out
 
-    def mask_game(self, game, seat: int) -> np.ndarray:
+    def mask_game(self, game: Game, seat: int) -> np.ndarray:
         """``mask(game.view(seat))`` without building the view (a fresh array: callers keep masks)."""
         mask = bytearray(self.num_actions)
         if seat == game.to_act and game.result is None:

@@ -1,12 +1,12 @@
 """Many deals stepped as one batch: observations and masks written into preallocated arrays, finished
 deals dealt again at once, rewards and ends returned as arrays.
 
-Two faces over one core (``VectorGames``, the deals of one process):
+Two faces over one core (``durak_env.vector_games.VectorGames``, the deals of one process):
 
 * ``SelfPlayVectorEnv``: every deal's pending decision, whichever seat it belongs to, comes out in one
   batch (``obs``, ``mask`` and ``seats``, one row per deal); ``step(actions)`` plays one action per deal.
   This is what self-play training needs: the trainer decides who plays which seat.  With ``workers=k``
-  the deals are split over k processes that write into shared memory.
+  the deals are split over k processes that write into shared memory: this one and k - 1 helpers.
 * ``DurakVectorEnv``: a Gymnasium ``VectorEnv`` for a learner at one seat of every deal, with bots at the
   others (as ``DurakGymEnv``, batched): ``gymnasium.make_vec``-style arrays, autoreset in the same step.
 
@@ -20,8 +20,7 @@ AEC environments given the same actions produce the same observations, masks and
 from __future__ import annotations
 
 import multiprocessing as mp
-import random
-from typing import Any, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -34,129 +33,7 @@ from .engine.loop import MOVE_LIMIT, play, seated
 from .engine.rules import Rules
 from .environment import make_rules
 from .observation import ObservationEncoder
-from .registration import make_named_bot
-
-
-class VectorGames:
-    """``num_envs`` deals played side by side in this process.
-
-    After ``reset()`` and every ``step()``, row i of the arrays describes deal i: ``obs[i]``, ``mask[i]``
-    and ``seats[i]`` the decision it waits on; ``ended[i]`` / ``truncated[i]`` whether this step finished
-    the deal (by its result, or by the move limit), with the final rewards of every seat in ``rewards[i]``
-    (a new deal is already dealt and ``obs[i]`` is its first decision).  The arrays can be given (shared
-    memory); they are written in place, never replaced.
-    """
-
-    def __init__(self, rules: Rules, num_envs: int, max_moves: int = MOVE_LIMIT, arrays: dict | None = None,
-                 first: int = 0):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-            raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
-        self.rules, self.num_envs, self.max_moves, self.first = rules, num_envs, max_moves, first
-        self.encoder = ObservationEncoder(rules)
-        self.num_actions = self.encoder.num_actions
-        shapes = array_shapes(rules, num_envs)
-        arrays = arrays or {name: np.zeros(shape, dtype) for name, (shape, dtype) in shapes.items()}
-        self.obs, self.mask, self.seats = arrays["obs"], arrays["mask"], arrays["seats"]
-        self.rewards, self.ended, self.truncated = arrays["rewards"], arrays["ended"], arrays["truncated"]
-        self.games: list[Game] = []
-        self.moves = [0] * num_envs
-        """Moves of each deal so far, forced ones included."""
-        self.final_moves = [0] * num_envs
-        """Moves of the deal that ended (or was cut off) in the last step, where one did."""
-        self.played = 0
-        """Moves played in every deal since the vector was made."""
-        self._rngs = [random.Random() for _ in range(num_envs)]
-        self._flat_mask = self.mask.reshape(-1)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Deal every game afresh; with ``seed``, deal i is seeded as ``raw_env().reset(seed=seed + first + i)``."""
-        if seed is not None:
-            self._rngs = [random.Random(seed + self.first + i) for i in range(self.num_envs)]
-        self.games = [self._deal(i) for i in range(self.num_envs)]
-        self.rewards.fill(0)
-        self.ended.fill(False)
-        self.truncated.fill(False)
-        self.write()
-
-    def _deal(self, i: int) -> Game:
-        game = Game(self.rules, seed=self._rngs[i].getrandbits(64))
-        self.moves[i] = len(game.play_forced())
-        self.played += self.moves[i]
-        return game
-
-    def check(self, actions) -> list[int]:
-        """The actions as ints, each legal in its deal; otherwise IllegalAction naming the deal (nothing played)."""
-        acts = np.asarray(actions).reshape(-1)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
-            raise IllegalAction(f"step takes {self.num_envs} integer actions, one per deal; got {np.shape(actions)} "
-                                f"of {acts.dtype}")
-        acts = acts.tolist()
-        for i, (game, action) in enumerate(zip(self.games, acts)):
-            if action not in game.legal_actions():
-                raise IllegalAction(f"deal {self.first + i}: {game.why_not(action)}; legal: {game.legal_actions()}",
-                                    action, game.legal_actions())
-        return acts
-
-    def step(self, actions, write: bool = True) -> None:
-        """Play one action per deal (checked first: an illegal one changes nothing), the forced moves after it,
-        and deal again where a deal ended; then write every deal's decision, or (``write=False``) only the
-        seats to act, leaving the observations to ``write(rows)`` for the deals that need them."""
-        acts = self.check(actions)
-        self.rewards.fill(0)
-        self.ended.fill(False)
-        self.truncated.fill(False)
-        games, moves, limit = self.games, self.moves, self.max_moves
-        played = 0
-        for i, (game, action) in enumerate(zip(games, acts)):
-            game.play_unchecked(action)
-            count = 1 + len(game.play_forced())
-            moves[i] += count
-            played += count
-            if game.result is not None:
-                self.rewards[i] = game.result.rewards()
-                self.ended[i] = True
-                self.final_moves[i] = moves[i]
-                games[i] = self._deal(i)
-            elif moves[i] >= limit:
-                self.truncated[i] = True
-                self.final_moves[i] = moves[i]
-                games[i] = self._deal(i)
-        self.played += played
-        if write:
-            self.write()
-        else:
-            self.seats[:] = [g.to_act for g in games]
-
-    def write(self, rows: list[int] | None = None) -> None:
-        """Write the decision of every deal, or of the deals in ``rows``: the acting seat, its observation and
-        its legal mask (the other rows of ``obs`` and ``mask`` are left as they were)."""
-        games = self.games
-        seats = [g.to_act for g in games]
-        self.seats[:] = seats
-        width = self.num_actions
-        if rows is None:
-            self.encoder.encode_games(games, seats, self.obs)
-            flat = [i * width + a for i, g in enumerate(games) for a in g.legal_actions()]
-            self.mask.fill(0)
-        else:
-            if not rows:
-                return
-            picked = [games[i] for i in rows]
-            self.obs[rows] = self.encoder.encode_games(picked, [seats[i] for i in rows],
-                                                       np.empty((len(rows), self.obs.shape[1]), np.float32))
-            flat = [i * width + a for i in rows for a in games[i].legal_actions()]
-            self.mask[rows] = 0
-        self._flat_mask[flat] = 1
-
-
-def array_shapes(rules: Rules, num_envs: int) -> dict[str, tuple[tuple[int, ...], type]]:
-    enc = ObservationEncoder(rules)
-    return {"obs": ((num_envs, enc.size), np.float32), "mask": ((num_envs, enc.num_actions), np.int8),
-            "seats": ((num_envs,), np.int64), "rewards": ((num_envs, rules.num_players), np.float32),
-            "ended": ((num_envs,), np.bool_), "truncated": ((num_envs,), np.bool_),
-            "actions": ((num_envs,), np.int64)}
+from .vector_games import VectorGames, array_shapes
 
 
 class SelfPlayVectorEnv:
@@ -170,9 +47,10 @@ class SelfPlayVectorEnv:
 
     ``obs`` (float32 [N, size]), ``mask`` (int8 [N, actions]), ``seats`` (int64 [N]), ``rewards`` (float32
     [N, players]), ``ended`` and ``truncated`` (bool [N]) are read-only views, rewritten in place by every
-    ``reset``/``step`` (copy what you keep).  ``workers`` processes (default 1: this process; "auto": the
-    cores this process may use) each own a share of the deals and write into shared memory; they wait on a
-    pipe, never spin.  An illegal action raises IllegalAction naming the deal, and nothing is played.
+    ``reset``/``step`` (copy what you keep).  ``workers`` (default 1; "auto": the cores this process may
+    use) is how many processes play the deals: this one plays the first share and ``workers - 1`` helper
+    processes the others, all writing into shared memory.  The helpers wait on a pipe, never spin.  An
+    illegal action raises IllegalAction naming the deal, and nothing is played.
     """
 
     def __init__(self, rules: Rules | dict | str | None = None, num_envs: int = 64, workers: int | str = 1,
@@ -195,39 +73,51 @@ class SelfPlayVectorEnv:
             arrays = {name: getattr(self._local, name) for name in ("obs", "mask", "seats", "rewards", "ended",
                                                                    "truncated")}
         else:
-            self._local = None
-            arrays = self._start_workers(max_moves)
+            arrays = self._start_helpers(max_moves)
         for name, array in arrays.items():
             view = array.view()
             view.flags.writeable = False  # the caller reads; the deals write
             setattr(self, name, view)
 
-    def _start_workers(self, max_moves: int) -> dict[str, np.ndarray]:
+    def _start_helpers(self, max_moves: int) -> dict[str, np.ndarray]:
+        """Shared arrays for every deal; this process's deals on the first rows, a helper process for each
+        other share."""
         ctx = mp.get_context("spawn")
         shapes = array_shapes(self.rules, self.num_envs)
         raw = {name: ctx.RawArray("b", int(np.prod(shape)) * np.dtype(dtype).itemsize)
                for name, (shape, dtype) in shapes.items()}
         views = {name: np.frombuffer(raw[name], dtype=dtype).reshape(shape) for name, (shape, dtype) in shapes.items()}
+        bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(int).tolist()
+        self._own = bounds[1]
+        self._local = VectorGames(self.rules, self._own, max_moves,
+                                  arrays={name: view[:self._own] for name, view in views.items()})
         self._actions = views.pop("actions")
-        bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(int)
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
+        for lo, hi in zip(bounds[1:-1], bounds[2:]):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child, self.rules.to_dict(), self.num_envs, int(lo), int(hi),
-                                                     max_moves, raw), daemon=True)
+            proc = ctx.Process(target=_helper, args=(child, self.rules.to_dict(), self.num_envs, lo, hi, max_moves,
+                                                     raw), daemon=True)
             proc.start()
             child.close()
             self._procs.append(proc)
             self._conns.append(parent)
         return views
 
-    def _ask(self, message: tuple) -> None:
-        """Send every worker the message and wait for each to answer (blocking on its pipe: no spinning)."""
-        if not self._conns:
+    def _deals(self) -> VectorGames:
+        """This process's deals; RuntimeError once the environment is closed."""
+        if self._local is None:
             raise RuntimeError("the vector environment is closed")
+        return self._local
+
+    def _together(self, message: tuple, local) -> None:
+        """Send every helper the message, run ``local()`` on this process's deals meanwhile, then wait for
+        each helper to answer (blocking on its pipe: no spinning)."""
         try:
             for conn in self._conns:
                 conn.send(message)
-            replies = [conn.recv() for conn in self._conns]
+            try:
+                local()
+            finally:
+                replies = [conn.recv() for conn in self._conns]
         except (EOFError, OSError):
             codes = [proc.exitcode for proc in self._procs]
             self.close()
@@ -239,16 +129,15 @@ class SelfPlayVectorEnv:
 
     def reset(self, seed: int | None = None):
         """Deal every game afresh; returns ``(obs, mask, seats)``."""
-        if self._local is not None:
-            self._local.reset(seed)
-        else:
-            self._ask(("reset", seed))
+        local = self._deals()
+        self._together(("reset", seed), lambda: local.reset(seed))
         return self.obs, self.mask, self.seats
 
     def step(self, actions):
         """Play one action per deal; returns ``(obs, mask, seats, rewards, ended, truncated)``."""
-        if self._local is not None:
-            self._local.step(actions)
+        local = self._deals()
+        if not self._conns:
+            local.step(actions)
         else:
             acts = np.asarray(actions).reshape(-1)
             if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
@@ -262,16 +151,18 @@ class SelfPlayVectorEnv:
                                     f"{np.flatnonzero(self.mask[i]).tolist()}", int(acts[i]),
                                     tuple(np.flatnonzero(self.mask[i]).tolist()))
             self._actions[:] = acts
-            self._ask(("step",))
+            self._together(("step",), lambda: local.step(self._actions[:self._own]))
         return self.obs, self.mask, self.seats, self.rewards, self.ended, self.truncated
 
     def games(self) -> list[Game]:
         """The deals themselves (in-process only: ``workers=1``), e.g. to hand a bot ``games()[i].view(seat)``."""
-        if self._local is None:
+        local = self._deals()
+        if self._conns:
             raise RuntimeError("the deals live in the worker processes; use workers=1 to reach them")
-        return self._local.games
+        return local.games
 
     def close(self) -> None:
+        """Stop the helper processes; a closed environment refuses ``reset`` and ``step`` with RuntimeError."""
         for conn in self._conns:
             try:
                 conn.send(None)
@@ -281,7 +172,7 @@ class SelfPlayVectorEnv:
             proc.join(timeout=5)
             if proc.is_alive():
                 proc.terminate()
-        self._procs, self._conns = [], []
+        self._procs, self._conns, self._local = [], [], None
 
     def __enter__(self):
         return self
@@ -294,8 +185,8 @@ class SelfPlayVectorEnv:
             self.close()
 
 
-def _worker(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: int, raw: dict) -> None:
-    """A worker process: deals lo..hi of the batch, written into the shared arrays; one message a step."""
+def _helper(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: int, raw: dict) -> None:
+    """A helper process: deals lo..hi of the batch, written into the shared arrays; one message a step."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle

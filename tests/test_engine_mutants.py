@@ -153,6 +153,40 @@ def test_observations_written_in_place_and_in_batches_equal_the_views():
     assert found == 3, "no deal in 200 had the two of clubs beating an attack"
 
 
+def test_the_seat_flags_of_an_observation_are_relative_one_hots():
+    """docs/rules.md: seats are relative (index k is the seat k places to the observer's left); ``attacker``,
+    ``defender`` and ``to_act`` are one-hot, ``out`` and ``passed`` one flag a seat.  Checked from every seat
+    of 4-seat seed-002 deals (where the others throw in after a take), through the view, the game and the batch,
+    against the game itself."""
+    import random
+
+    import numpy as np
+
+    from durak_env import Game, ObservationEncoder
+
+    rules = Rules.preset("seed002", num_players=4)
+    enc, sl, n = ObservationEncoder(rules), ObservationEncoder(rules).slices, 4
+    seen = {"out": 0, "passed": 0, "taking": 0}
+    for seed in range(6):
+        game, rng = Game(rules, seed), random.Random(seed)
+        while not game.is_over:
+            batch = enc.encode_games([game] * n, list(range(n)), np.empty((n, enc.size), np.float32))
+            for seat in range(n):
+                order = [(seat + k) % n for k in range(n)]
+                want = {name: [float(order[k] == getattr(game, name)) for k in range(n)]
+                        for name in ("attacker", "defender", "to_act")}
+                want["out"] = [float(game.out_mask >> s & 1) for s in order]
+                want["passed"] = [float(game.passed >> s & 1) for s in order]
+                want["taking"] = [float(game.taking)]
+                for obs in (enc.encode(game.view(seat)), enc.encode_game(game, seat), batch[seat]):
+                    assert {name: obs[sl[name]].tolist() for name in want} == want
+            seen["out"] += bool(game.out_mask)
+            seen["passed"] += bool(game.passed)
+            seen["taking"] += game.taking
+            game.step(rng.choice(game.legal_actions()))
+    assert all(seen.values()), seen
+
+
 def test_a_snapshot_with_the_two_of_clubs_beating_on_the_table_round_trips():
     """Every card in exactly one place (the snapshot loader's conservation check): a defence card is on the
     table, including card 0, the two of clubs of a 52-card deck, when it is a trump beating an attack."""

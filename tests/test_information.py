@@ -113,15 +113,16 @@ def test_picked_up_cards_are_known_to_everyone():
     pytest.fail("no take happened")
 
 
-@pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed003", 4), ("seed001", 5),
-                                             ("seed003", 6)])
-def test_the_game_path_encodes_exactly_what_the_view_holds(preset, players):
+@pytest.mark.parametrize("preset, players, deck", [("podkidnoy", 2, 36), ("perevodnoy", 3, 36), ("seed003", 4, 36),
+                                                   ("seed001", 5, 36), ("seed003", 6, 36), ("podkidnoy", 2, 24),
+                                                   ("perevodnoy", 4, 52), ("seed003", 6, 52)])
+def test_the_game_path_encodes_exactly_what_the_view_holds(preset, players, deck):
     """The environments encode straight from the game (``encode_game``, ``encode_games`` for a batch), bots
     from a view (``encode``, ``encode_many``): the same vector for every seat at every step, hidden discard
-    (seed 003) included."""
+    (seed 003) included, for every deck (the batch copies each suit's ranks as one block)."""
     from durak_env.observation import ObservationEncoder
 
-    rules = Rules.preset(preset, num_players=players)
+    rules = Rules.preset(preset, num_players=players, deck_size=deck)
     enc = ObservationEncoder(rules)
     for seed in range(3):
         game = Game(rules, seed)

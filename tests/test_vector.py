@@ -92,8 +92,8 @@ def test_a_dead_worker_is_reported_not_waited_for():
     venv = SelfPlayVectorEnv(num_envs=4, workers=2)
     try:
         obs, mask, _ = venv.reset(seed=1)
-        os.kill(venv._procs[1].pid, signal.SIGKILL)
-        venv._procs[1].join(5)
+        os.kill(venv._procs[0].pid, signal.SIGKILL)
+        venv._procs[0].join(5)
         with pytest.raises(RuntimeError, match="worker died"):
             venv.step(np.array([np.flatnonzero(m)[0] for m in mask]))
     finally:

@@ -1,4 +1,4 @@
-"""Self-play rollouts: many deals stepped as one batch (``durak_env.vector.VectorGames``), in one or more
+"""Self-play rollouts: many deals stepped as one batch (``durak_env.vector_games.VectorGames``), in one or more
 processes.
 
 Each deal seats the current policy in one random seat (the learner); every other seat is, by the
@@ -23,7 +23,7 @@ import torch
 from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot, make_bot
 from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
-from durak_env.vector import VectorGames
+from durak_env.vector_games import VectorGames
 
 from .config import TrainConfig
 from .policy import PolicyNet, sample_masked

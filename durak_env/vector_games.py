@@ -1,0 +1,166 @@
+"""The deals of one process played side by side: the core of the vector environments (``durak_env.vector``)
+and of the training rollouts.
+
+One ``step`` plays an action in every deal, then the forced moves after it, deals again where a deal
+ended, and writes each deal's next decision (seat, observation, legal mask) into preallocated arrays,
+which may be shared memory.  The module is typed so that a wheel build compiles it with the engine
+(setup.py): the per-deal loop is the vector environment's hot path.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from .engine.game import Game, IllegalAction
+from .engine.loop import MOVE_LIMIT
+from .engine.rules import Rules
+from .observation import ObservationEncoder
+
+
+class VectorGames:
+    """``num_envs`` deals played side by side in this process.
+
+    After ``reset()`` and every ``step()``, row i of the arrays describes deal i: ``obs[i]``, ``mask[i]``
+    and ``seats[i]`` the decision it waits on; ``ended[i]`` / ``truncated[i]`` whether this step finished
+    the deal (by its result, or by the move limit), with the final rewards of every seat in ``rewards[i]``
+    (a new deal is already dealt and ``obs[i]`` is its first decision).  The arrays can be given (shared
+    memory); they are written in place, never replaced.  Deal i is numbered ``first + i`` in seeds and
+    in error messages.
+    """
+
+    def __init__(self, rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
+                 first: int = 0):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+            raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
+        self.rules: Rules = rules
+        self.num_envs: int = num_envs
+        self.max_moves: int = max_moves
+        self.first: int = first
+        self.encoder = ObservationEncoder(rules)
+        self.num_actions: int = self.encoder.num_actions
+        if arrays is None:
+            arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in array_shapes(rules, num_envs).items()}
+        self.obs: Any = arrays["obs"]
+        self.mask: Any = arrays["mask"]
+        self.seats: Any = arrays["seats"]
+        self.rewards: Any = arrays["rewards"]
+        self.ended: Any = arrays["ended"]
+        self.truncated: Any = arrays["truncated"]
+        self.games: list[Game] = []
+        self.moves: list[int] = [0] * num_envs
+        """Moves of each deal so far, forced ones included."""
+        self.final_moves: list[int] = [0] * num_envs
+        """Moves of the deal that ended (or was cut off) in the last step, where one did."""
+        self.played: int = 0
+        """Moves played in every deal since the vector was made."""
+        self._rngs: list[random.Random] = [random.Random() for _ in range(num_envs)]
+        self._flat_mask: Any = self.mask.reshape(-1)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Deal every game afresh; with ``seed``, deal i is seeded as ``raw_env().reset(seed=seed + first + i)``."""
+        if seed is not None:
+            self._rngs = [random.Random(seed + self.first + i) for i in range(self.num_envs)]
+        self.games = [self._deal(i) for i in range(self.num_envs)]
+        self.rewards.fill(0)
+        self.ended.fill(False)
+        self.truncated.fill(False)
+        self.write()
+
+    def _deal(self, i: int) -> Game:
+        game = Game(self.rules, seed=self._rngs[i].getrandbits(64))
+        self.moves[i] = len(game.play_forced())
+        self.played += self.moves[i]
+        return game
+
+    def check(self, actions: Any) -> list[int]:
+        """The actions as ints, each legal in its deal; otherwise IllegalAction naming the deal (nothing played)."""
+        acts = np.asarray(actions).reshape(-1)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise IllegalAction(f"step takes {self.num_envs} integer actions, one per deal; got {np.shape(actions)} "
+                                f"of {acts.dtype}")
+        ints: list[int] = acts.tolist()
+        games = self.games
+        for i in range(self.num_envs):
+            game, action = games[i], ints[i]
+            if action not in game.legal_actions():
+                raise IllegalAction(f"deal {self.first + i}: {game.why_not(action)}; legal: {game.legal_actions()}",
+                                    action, game.legal_actions())
+        return ints
+
+    def step(self, actions: Any, write: bool = True) -> None:
+        """Play one action per deal (checked first: an illegal one changes nothing), the forced moves after it,
+        and deal again where a deal ended; then write every deal's decision, or (``write=False``) only the
+        seats to act, leaving the observations to ``write(rows)`` for the deals that need them."""
+        acts = self.check(actions)
+        self.rewards.fill(0)
+        self.ended.fill(False)
+        self.truncated.fill(False)
+        games, moves, limit = self.games, self.moves, self.max_moves
+        played = 0
+        for i in range(self.num_envs):
+            game = games[i]
+            game.play_unchecked(acts[i])
+            count = 1 + len(game.play_forced())
+            moves[i] += count
+            played += count
+            result = game.result
+            if result is not None:
+                self.rewards[i] = result.rewards()
+                self.ended[i] = True
+                self.final_moves[i] = moves[i]
+                games[i] = self._deal(i)
+            elif moves[i] >= limit:
+                self.truncated[i] = True
+                self.final_moves[i] = moves[i]
+                games[i] = self._deal(i)
+        self.played += played
+        if write:
+            self.write()
+        else:
+            self.seats[:] = [g.to_act for g in games]
+
+    def write(self, rows: list[int] | None = None) -> None:
+        """Write the decision of every deal, or of the deals in ``rows``: the acting seat, its observation and
+        its legal mask (the other rows of ``obs`` and ``mask`` are left as they were)."""
+        games = self.games
+        seats = [g.to_act for g in games]
+        self.seats[:] = seats
+        width = self.num_actions
+        flat: list[int] = []
+        if rows is None:
+            self.encoder.encode_games(games, seats, self.obs)
+            for i in range(self.num_envs):
+                base = i * width
+                for a in games[i].legal_actions():
+                    flat.append(base + a)
+            self.mask.fill(0)
+        else:
+            if not rows:
+                return
+            picked = [games[i] for i in rows]
+            self.obs[rows] = self.encoder.encode_games(picked, [seats[i] for i in rows],
+                                                       np.empty((len(rows), self.obs.shape[1]), np.float32))
+            for i in rows:
+                base = i * width
+                for a in games[i].legal_actions():
+                    flat.append(base + a)
+            self.mask[rows] = 0
+        self._flat_mask[flat] = 1
+
+
+def array_shapes(rules: Rules, num_envs: int) -> dict[str, tuple[tuple[int, ...], type]]:
+    """Name -> (shape, dtype) of the arrays a vector of ``num_envs`` deals writes (and ``actions``, which a
+    vector environment's workers read)."""
+    enc = ObservationEncoder(rules)
+    return {"obs": ((num_envs, enc.size), np.float32), "mask": ((num_envs, enc.num_actions), np.int8),
+            "seats": ((num_envs,), np.int64), "rewards": ((num_envs, rules.num_players), np.float32),
+            "ended": ((num_envs,), np.bool_), "truncated": ((num_envs,), np.bool_),
+            "actions": ((num_envs,), np.int64)}
+
+
+__all__ = ["VectorGames", "array_shapes"]
