@@ -119,6 +119,7 @@ class ObservationEncoder:
         self._d = float(rules.deck_size)
         self._inv_bouts = 1.0 / rules.max_bouts if rules.max_bouts else 0.0
         self._max_attacks = float(rules.max_attacks)
+        self._low = layout_for(rules.deck_size).low
 
     def _pack(self, seat: int, hand: int, table, discard: int, trump_card: int, trump: int, known, counts,
               out_mask: int, attacker: int, defender: int, to_act: int, passed: int, taking: bool, stock: int,
@@ -234,9 +235,9 @@ class ObservationEncoder:
         n, d, planes, sl = self.n, self.rules.deck_size, self.planes, self.slices
         packed = np.ascontiguousarray(raw[:, :planes]).view(np.uint8)
         bits = np.unpackbits(packed, axis=1, bitorder="little").reshape(rows, planes, 64)
-        # Card id = suit * 13 + rank: a deck of d cards holds ranks 13 - d/4 .. 12 of each suit.
-        per = d // 4
-        cards = bits[:, :, 13 - per:65 - per].reshape(rows, planes, 4, 13)[:, :, :, :per]
+        # A card's id is 13 * suit + rank, and the deck holds the ranks from ``low`` up of each suit.
+        low, per = self._low, d // 4
+        cards = bits[:, :, low:low + 52].reshape(rows, planes, 4, 13)[:, :, :, :per]
         out[:, :sl["trump_suit"].start].reshape(rows, 7, 4, per)[...] = cards[:, :7]
         out[:, sl["trump_suit"]] = bits[:, 7, :4]
         out[:, sl["known"]].reshape(rows, n - 1, 4, per)[...] = cards[:, 8:7 + n]

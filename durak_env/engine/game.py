@@ -27,7 +27,7 @@ import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .actions import Action, Layout, decode_action, layout_for
 from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, SUITS, Card, cards_of, deck, mask_of, suit_of
@@ -35,9 +35,15 @@ from .rules import Rules
 from .snapshot import load_snapshot
 from .view import BoutEnd, SeatView
 
-_NEXT_IN = {n: tuple(tuple(next(((seat + i) % n for i in range(1, n + 1) if not out >> (seat + i) % n & 1), seat)
-                             for seat in range(n)) for out in range(1 << n)) for n in range(2, 7)}
+_NEXT_IN: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+    tuple(tuple(next(((seat + i) % n for i in range(1, n + 1) if not out >> (seat + i) % n & 1), seat)
+                for seat in range(n)) for out in range(1 << n)) for n in range(7))
 """_NEXT_IN[players][out mask][seat]: the next seat clockwise that has not gone out (the seat itself if all are)."""
+
+# The card tables the hot paths read, typed and Final: compiled, they are C statics of this module rather than
+# names looked up in its globals on every read.
+_BEATERS: Final[tuple[tuple[int, ...], ...]] = BEATERS
+_RANK_MASK_OF: Final[tuple[int, ...]] = RANK_MASK_OF
 
 
 class IllegalAction(ValueError):
@@ -366,9 +372,9 @@ class Game:
         if seat == self.defender and self.open_count and not self.taking:
             # Answer the earliest unbeaten attack first (seed 004: "the leftmost unbeaten pair first").
             target = self.attacks[len(self.attacks) - self.open_count]
-            acts = lay.actions_of(lay.defend, hand & BEATERS[self.trump][target])
+            acts = lay.actions_of(lay.defend, hand & _BEATERS[self.trump][target])
             if self._no_transfer() is None:
-                acts += lay.actions_of(lay.transfer, hand & RANK_MASK_OF[self.attacks[0]])
+                acts += lay.actions_of(lay.transfer, hand & _RANK_MASK_OF[self.attacks[0]])
             acts += (lay.take,)
         elif not self.attacks:
             acts = lay.actions_of(lay.attack, hand)
@@ -427,7 +433,7 @@ class Game:
             bit = 1 << card
             self.hands[seat] &= ~bit
             self.known[seat] &= ~bit
-            self.table_ranks |= RANK_MASK_OF[card]
+            self.table_ranks |= _RANK_MASK_OF[card]
             if lay.defend <= action < lay.transfer:
                 self.defences[len(self.attacks) - self.open_count] = card
                 self.open_count -= 1
