@@ -1,0 +1,72 @@
+"""Instructions per decision of the vector environment's core, counted by valgrind's callgrind: a figure
+that does not move with the machine's load (this host's speed swings by a third between runs), for
+comparing two versions of the code.
+
+    python benchmarks/instructions.py                  # the durak_env this Python imports
+    PYTHONPATH=DIR python benchmarks/instructions.py   # e.g. a wheel installed with pip install --target DIR
+
+It runs ``VectorGames`` (``--envs`` deals, random legal actions chosen as bench.py chooses them) under
+callgrind twice, for 0 and for ``--steps`` steps, and prints the difference per decision, so that start-up
+and imports cancel out.  Needs valgrind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+WORKLOAD = """
+import sys
+import numpy as np
+from durak_env.environment import make_rules
+from durak_env.vector import VectorGames  # where every version has it
+
+games = VectorGames(make_rules(sys.argv[1]), int(sys.argv[2]))
+games.reset(0)
+rng = np.random.default_rng(0)
+for _ in range(int(sys.argv[3])):
+    games.step((rng.random(games.mask.shape, dtype=np.float32) * games.mask).argmax(1))
+"""
+
+
+def instructions(rules: str, envs: int, steps: int) -> int:
+    """Instructions callgrind counts for the whole run of ``steps`` steps."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", os.path.realpath(sys.executable),
+           "-c", WORKLOAD, rules, str(envs), str(steps)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    found = re.search(r"Collected : (\d+)", out)
+    if found is None:
+        sys.exit(f"instructions: callgrind printed no count:\n{out[-2000:]}")
+    return int(found.group(1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="instructions per vector-environment decision, by callgrind")
+    p.add_argument("--rules", default="podkidnoy", help="rules preset (default podkidnoy)")
+    p.add_argument("--envs", type=int, default=256, help="deals stepped together (default 256)")
+    p.add_argument("--steps", type=int, default=40, help="steps counted (default 40)")
+    args = p.parse_args(argv)
+    if args.envs < 1 or args.steps < 1:
+        p.error("--envs and --steps must be at least 1")
+    if shutil.which("valgrind") is None:
+        p.error("valgrind is not installed (apt-get install valgrind)")
+    import durak_env.engine.game as engine
+
+    kind = "compiled" if engine.__file__.endswith(".so") else "Python source"
+    base = instructions(args.rules, args.envs, 0)
+    total = instructions(args.rules, args.envs, args.steps)
+    decisions = args.envs * args.steps
+    print(f"{(total - base) / decisions:,.0f} instructions per decision ({kind}: {engine.__file__}; {args.rules}, "
+          f"{args.envs} deals, {args.steps} steps)")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
