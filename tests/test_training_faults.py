@@ -139,7 +139,9 @@ def test_workers_that_keep_dying_stop_the_run_with_one_line_and_a_checkpoint_to_
     import os
     import time
 
-    proc, run = start_training(tmp_path, total_steps=256 * 2000)
+    # Far more steps than the run can make in the two minutes of killing: a fast machine finished 2,000 updates
+    # before its workers had died four times.
+    proc, run = start_training(tmp_path, total_steps=256 * 100_000)
     wait_for_workers(proc)
     time.sleep(3)
     started = time.monotonic()

@@ -287,7 +287,10 @@ class Rollouts:
         weights = as_arrays(state)
         self._request = (weights, pool_version, steps)
         for conn in self.conns:
-            conn.send((weights, send_pool, pool_version, steps))
+            try:
+                conn.send((weights, send_pool, pool_version, steps))
+            except OSError:  # BrokenPipeError: that worker died meanwhile; receive() restarts it with this request
+                pass
         self.in_flight = True
 
     def receive(self) -> Batch:
@@ -315,7 +318,10 @@ class Rollouts:
                   file=sys.stderr, flush=True)
             self._start(w, self.seed * 1000 + w + 100 * self.restarts)
             weights, pool_version, steps = self._request
-            self.conns[w].send((weights, self._pool, pool_version, steps))
+            try:
+                self.conns[w].send((weights, self._pool, pool_version, steps))
+            except OSError:  # the new worker died at once: the loop notices it as it did the last
+                pass
 
     def collect(self, state: dict, pool_states: list[dict], pool_version: int) -> Batch:
         self.request(state, pool_states, pool_version)
