@@ -667,7 +667,7 @@ class Game:
 def shuffle(rng: random.Random, cards: list[int]) -> None:
     """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does (the same draws of ``getrandbits``,
     so a seed deals the same game), without the interpreted loop of the standard library's version: a
-    compiled engine deals several times as fast.  tests/test_engine_mutants.py checks the two agree."""
+    compiled engine deals several times as fast.  tests/test_scenarios.py checks the two agree."""
     getrandbits = rng.getrandbits
     for i in range(len(cards) - 1, 0, -1):
         below = i + 1
