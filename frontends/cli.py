@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -400,7 +401,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"durak: error: this command needs {err.name}: pip install 'durak-env[{extra}]'", file=sys.stderr)
         return 2
     except BrokenPipeError:
+        if not _stdout_gone():
+            raise  # a pipe of the command's own (to a worker process) broke: a fault, not a reader that left
+        # The reader of the output went away (durak ... | head): stop quietly, the output still buffered sent
+        # nowhere, or Python's flush at exit would fail on the same pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has gone: poll reports an error on its write end."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows) or no file behind stdout: as before
+        return True
 
 
 if __name__ == "__main__":

@@ -236,6 +236,26 @@ def test_ctrl_c_stops_quietly_and_at_once(argv, stdin):
     assert proc.returncode == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
 
 
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly():
+    """``durak demo | head``: the reader closes the pipe; the command stops with status 0 and no traceback."""
+    proc = subprocess.Popen([*DURAK, "demo", "--games", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=ROOT)
+    proc.stdout.read(2000)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0 and "Traceback" not in err and "Exception ignored" not in err, err[-2000:]
+
+
+def test_a_broken_pipe_of_the_commands_own_is_a_fault_not_success():
+    """A worker's pipe breaking (the trainer once ended a run that way with status 0) is not the reader of the
+    output going away: it fails, with its traceback."""
+    code = ("import sys, frontends.cli as cli\n"
+            "def broken(args):\n    raise BrokenPipeError(32, 'a worker pipe')\n"
+            "cli.cmd_demo = broken\nsys.exit(cli.main(['demo']))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 1 and "BrokenPipeError" in proc.stderr and "a worker pipe" in proc.stderr
+
 def test_configs_by_name_list_and_copy(tmp_path, capsys):
     from training.config import TrainConfig, shipped_configs
 
