@@ -151,7 +151,8 @@ class SelfPlayVectorEnv:
                                     f"{np.flatnonzero(self.mask[i]).tolist()}", int(acts[i]),
                                     tuple(np.flatnonzero(self.mask[i]).tolist()))
             self._actions[:] = acts
-            self._together(("step",), lambda: local.step(self._actions[:self._own]))
+            # Checked here against the mask, for every share: the deals play the actions unchecked.
+            self._together(("step",), lambda: local.play(self._actions[:self._own].tolist()))
         return self.obs, self.mask, self.seats, self.rewards, self.ended, self.truncated
 
     def games(self) -> list[Game]:
@@ -207,7 +208,7 @@ def _helper(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: 
             if message[0] == "reset":
                 games.reset(message[1])
             else:
-                games.step(actions)
+                games.play(actions.tolist())  # the parent checked them against the mask
             conn.send(None)
         except Exception as err:  # reported to the parent, which raises it
             conn.send(f"{type(err).__name__}: {err}")

@@ -96,7 +96,11 @@ class VectorGames:
         """Play one action per deal (checked first: an illegal one changes nothing), the forced moves after it,
         and deal again where a deal ended; then write every deal's decision, or (``write=False``) only the
         seats to act, leaving the observations to ``write(rows)`` for the deals that need them."""
-        acts = self.check(actions)
+        self.play(self.check(actions), write)
+
+    def play(self, acts: list[int], write: bool = True) -> None:
+        """``step`` with actions the caller already checked (``SelfPlayVectorEnv`` checks every share of its
+        deals against the mask once, in the process that holds the actions)."""
         self.rewards.fill(0)
         self.ended.fill(False)
         self.truncated.fill(False)
@@ -130,26 +134,20 @@ class VectorGames:
         games = self.games
         seats = [g.to_act for g in games]
         self.seats[:] = _ints(seats)
+        if rows is None:
+            rows = list(range(self.num_envs))
+            self.encoder.encode_games(games, seats, self.obs)
+            self.mask.fill(0)
+        elif rows:
+            self.obs[rows] = self.encoder.encode_games([games[i] for i in rows], [seats[i] for i in rows],
+                                                       np.empty((len(rows), self.obs.shape[1]), np.float32))
+            self.mask[rows] = 0
         width = self.num_actions
         flat: list[int] = []
-        if rows is None:
-            self.encoder.encode_games(games, seats, self.obs)
-            for i in range(self.num_envs):
-                base = i * width
-                for a in games[i].legal_actions():
-                    flat.append(base + a)
-            self.mask.fill(0)
-        else:
-            if not rows:
-                return
-            picked = [games[i] for i in rows]
-            self.obs[rows] = self.encoder.encode_games(picked, [seats[i] for i in rows],
-                                                       np.empty((len(rows), self.obs.shape[1]), np.float32))
-            for i in rows:
-                base = i * width
-                for a in games[i].legal_actions():
-                    flat.append(base + a)
-            self.mask[rows] = 0
+        for i in rows:
+            base = i * width
+            for a in games[i].legal_actions():
+                flat.append(base + a)
         self._flat_mask[_ints(flat)] = 1
 
 
