@@ -30,6 +30,7 @@ from durak_env.cores import usable_cores
 from durak_env.engine.rules import Rules
 
 from . import make_bot
+from .progress import Progress
 
 CHART_FORMATS = (".png", ".svg", ".pdf")
 
@@ -264,11 +265,7 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     seconds = [0.0] * len(bots)
     decisions = [0] * len(bots)
     notes: list[str] = []
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(tasks) * per_deal, unit="game", desc="eval", leave=False)
+    bar = Progress("eval", len(tasks) * per_deal, "game", enabled=progress, leave=False)
 
     def take(result):  # one deck, in task order
         recs, secs, decs = result
@@ -278,18 +275,21 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
         for i in range(len(bots)):
             seconds[i] += secs[i]
             decisions[i] += decs[i]
-        if bar is not None:
-            bar.update(len(recs))
+        bar.update(tally.played)
 
+    ended = None
     try:
         if workers > 1 and len(tasks) > 1:
             _run_in_pool(tasks, workers, take, notes)
         else:
             for task in tasks:
                 take(play_deal(task))
+        ended = "total"
+    except KeyboardInterrupt:
+        ended = "stopped"
+        raise
     finally:
-        if bar is not None:
-            bar.close()
+        bar.end(ended, "; nothing is reported" if ended == "stopped" else "")
     report = summarise(bots, rules, tally, records, seconds, decisions, seed, duplicate)
     report.seconds = time.perf_counter() - started
     if tally.cut_off:

@@ -120,7 +120,7 @@ def markdown(results: list[dict]) -> str:
     return "\n".join(out)
 
 
-def main() -> None:
+def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--family", action="append", choices=list(FAMILIES), help="default: every family")
     p.add_argument("--games", type=int, default=2000, help="games for the trained bot and the fast baselines")
@@ -137,7 +137,12 @@ def main() -> None:
     for name in families:
         print(f"{name}:", flush=True)
         began = time.time()
-        results.append(family_rows(name, args.games, args.slow_games, args.seed, args.at_the_table))
+        try:
+            results.append(family_rows(name, args.games, args.slow_games, args.seed, args.at_the_table))
+        except KeyboardInterrupt:
+            print(f"families: stopped by the user in {name} after {len(results)} of {len(families)} families and "
+                  f"{time.time() - started:.0f} s; nothing written", file=sys.stderr)
+            return 130
         results[-1]["command"] = (f"python benchmarks/families.py --family {name} --games {args.games} "
                                   f"--slow-games {args.slow_games} --seed {args.seed}"
                                   + ("" if args.at_the_table == AT_THE_TABLE
@@ -148,8 +153,10 @@ def main() -> None:
     merged = {name: merged[name] for name in FAMILIES if name in merged}  # the README's order
     Path(args.out + ".json").write_text(json.dumps({"families": merged}, indent=1))
     Path(args.out + ".md").write_text(markdown(list(merged.values())))
-    print(f"done in {time.time() - started:.0f} s; wrote {args.out}.md")
+    print(f"families: ended after every row of {len(families)} families ({args.games:,} games a fast row, "
+          f"{args.slow_games:,} a search row) in {time.time() - started:.0f} s; wrote {args.out}.md")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -123,7 +123,8 @@ def test_a_killed_evaluation_worker_costs_no_game_and_no_result(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    argv = [sys.executable, "-m", "frontends", "eval", "heuristic", "easy", "--games", "4000", "--workers", "2",
+    games = 10_000  # enough that the evaluation is still running when a worker is killed, however fast the machine
+    argv = [sys.executable, "-m", "frontends", "eval", "heuristic", "easy", "--games", str(games), "--workers", "2",
             "--quiet", "--json"]
     proc = subprocess.Popen(argv + [str(tmp_path / "killed.json")], cwd=root, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -134,14 +135,15 @@ def test_a_killed_evaluation_worker_costs_no_game_and_no_result(tmp_path):
         if len(workers) >= 2:
             break
         time.sleep(0.05)
-    time.sleep(1.0)
+    time.sleep(0.2)  # the workers have started playing
+    assert proc.poll() is None, "the evaluation ended before a worker could be killed"
     os.kill(workers[0], signal.SIGKILL)
     out, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err[-2000:]
     assert "note: a worker died" in out and "were played again" in out
     calm = subprocess.run(argv + [str(tmp_path / "calm.json")], cwd=root, capture_output=True, text=True, timeout=600)
     killed, whole = json.loads((tmp_path / "killed.json").read_text()), json.loads((tmp_path / "calm.json").read_text())
-    assert killed["games"] == whole["games"] == 4000
+    assert killed["games"] == whole["games"] == games
     assert [s["fool_rate"] for s in killed["stats"]] == [s["fool_rate"] for s in whole["stats"]]
 
 

@@ -29,11 +29,34 @@ def layer_of(module: str) -> int:
     raise AssertionError(f"{module} is in no layer")
 
 
+FOLDERS = PACKAGES + ("tests", "docs", "configs", "benchmarks", ".ci")
+"""The project's folders by name: what the checks read where git cannot list the tracked files (an sdist)."""
+
+
+def project_files() -> list[Path]:
+    """The files git tracks under ``ROOT``, so that nothing else in a checkout (a .venv, runs/, build/, mutants/, an
+    editor's folder) can break or slow a check that reads the repository.  Where ``ROOT`` is not the top of a git
+    checkout: its top-level files and the project's folders by name."""
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=60)
+        if top.returncode == 0 and Path(top.stdout.strip()).resolve() == ROOT.resolve():
+            listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True,
+                                    timeout=60).stdout
+            return [ROOT / name for name in listed.split("\0") if name and (ROOT / name).is_file()]
+    except OSError:  # no git on this machine
+        pass
+    found = [p for p in ROOT.iterdir() if p.is_file()]
+    for folder in FOLDERS:
+        found += [p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return found
+
+
 def modules() -> dict[str, Path]:
     found = {}
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            parts = path.relative_to(ROOT).with_suffix("").parts
+    for path in project_files():
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if path.suffix == ".py" and parts[0] in PACKAGES:
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             found[name] = path
     return found
@@ -200,8 +223,7 @@ def test_files_named_in_docstrings_and_docs_exist():
     """Docstrings pointed at test_observation and tests/test_soak.py, neither of which existed."""
     import re
 
-    texts = [p for p in ROOT.rglob("*") if p.suffix in (".py", ".md", ".yaml") and ".git" not in p.parts
-             and "runs" not in p.parts and "mutants" not in p.parts]
+    texts = [p for p in project_files() if p.suffix in (".py", ".md", ".yaml")]
     missing = set()
     for path in texts:
         for name in re.findall(r"\b((?:tests|benchmarks|training|baselines|docs|configs|frontends|durak_env)/"
@@ -212,3 +234,37 @@ def test_files_named_in_docstrings_and_docs_exist():
             if not (ROOT / "tests" / f"{name}.py").exists():
                 missing.add(f"{path.relative_to(ROOT)}: {name}.py")
     assert sorted(missing) == []
+
+
+LITTER = [Path(*parts) for parts in (
+    (".venv", "lib", "python3.11", "site-packages", "pkg", "__init__.py"), ("venv", "lib", "readme.md"),
+    ("runs", "default-1", "config.yaml"), ("build", "lib", "durak_env", "old.py"),
+    ("mutants", "durak_env", "engine", "game.py"), (".idea", "notes.md"), (".vscode", "tasks.yaml"))]
+"""What lies in many checkouts besides the project: virtual environments, run folders, build and mutation copies,
+editors' folders (issue 26: a .venv in the checkout failed the docs check with 447 names from site-packages)."""
+ABSENT = "docs" + "/absent.md"
+"""A file the litter names and nobody has (split here, or this file would name it)."""
+
+
+def test_what_else_lies_in_the_checkout_cannot_break_or_slow_the_checks(tmp_path, monkeypatch):
+    """A git checkout with litter that names missing files and imports upward: the checks still pass; the control
+    tracks one piece of litter, and the check fails."""
+    (tmp_path / "durak_env" / "engine").mkdir(parents=True)
+    (tmp_path / "durak_env" / "__init__.py").write_text("from durak_env.engine import game\n")
+    (tmp_path / "durak_env" / "engine" / "__init__.py").write_text("")
+    (tmp_path / "durak_env" / "engine" / "game.py").write_text('"""The rules: docs/rules.md."""\n')
+    (tmp_path / "README.md").write_text("See docs/rules.md.\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "rules.md").write_text("")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    for name in LITTER:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"import training.train  # see {ABSENT}\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert set(modules()) == {"durak_env", "durak_env.engine", "durak_env.engine.game"}
+    test_files_named_in_docstrings_and_docs_exist()
+    test_every_import_points_down_the_layers()
+    subprocess.run(["git", "add", "-f", str(LITTER[0])], cwd=tmp_path, check=True)
+    with pytest.raises(AssertionError, match="absent.md"):
+        test_files_named_in_docstrings_and_docs_exist()

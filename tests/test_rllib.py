@@ -66,9 +66,12 @@ def test_a_killed_env_runner_is_restarted_and_the_run_finishes(tmp_path):
         while time.monotonic() < deadline and not killed:
             found = subprocess.run(["pgrep", "-f", "ray::MultiAgentEnvRunner"], capture_output=True, text=True).stdout
             if found.split():
-                time.sleep(3)  # let it sample a little first
-                os.kill(int(found.split()[0]), signal.SIGKILL)
-                killed.append(int(found.split()[0]))
+                time.sleep(0.5)  # let it sample a little first
+                try:
+                    os.kill(int(found.split()[0]), signal.SIGKILL)
+                    killed.append(int(found.split()[0]))
+                except ProcessLookupError:  # that one had already gone: look again
+                    pass
             time.sleep(0.2)
 
     killer = threading.Thread(target=kill_one_runner, daemon=True)

@@ -100,6 +100,8 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + state.update)
     clock.start_ppo(state)
     state.ppo_from = clock.ppo_from
+    log.start(state, clock)
+    reason = None  # why the run ended, for its last line (baselines.progress.REASONS)
     try:
         while state.update < last and not state.finished:
             anneal(opt, cfg, max(state.update / num_updates, clock.fraction()))
@@ -116,12 +118,18 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
             if want_eval or state.update % cfg.checkpoint_every == 0:
                 checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=bool(want_eval))
             log.update(state, stats, batch, t_roll, time.perf_counter() - t0, opt.param_groups[0]["lr"])
+        if state.finished:
+            reason = "total" if state.update == num_updates else "budget"
     except WorkerDied:
         checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=False)  # the resume point
         raise
+    except KeyboardInterrupt:
+        reason = "stopped"
+        raise
     finally:
         rollouts.close()
-        log.close()
+        log.close(reason, f"; durak train --resume {run_dir} continues from its last checkpoint"
+                  if reason == "stopped" else "")
     if export_onnx and state.finished:
         from .export import export
 
@@ -282,15 +290,19 @@ class RunLog:
         from torch.utils.tensorboard import SummaryWriter
 
         self.run_dir = run_dir
+        self.cfg = cfg
         self.seats = cfg.make_rules().num_players
         self.writer = SummaryWriter(str(run_dir / "tb"), purge_step=state.global_step or None)
-        self.bar = None
-        if progress:
-            from tqdm import tqdm
+        self.show = progress
+        self.progress = None
 
-            self.bar = tqdm(total=cfg.total_steps, initial=min(state.global_step, cfg.total_steps), unit="step",
-                            desc="train", dynamic_ncols=True)
-        self.total = cfg.total_steps
+    def start(self, state: RunState, clock: Clock) -> None:
+        """PPO begins (after the warm start, which has a bar of its own): the run's bar counts toward its step
+        total and its time budget, whichever comes first, from the time already spent."""
+        from baselines.progress import Progress
+
+        self.progress = Progress("train", self.cfg.total_steps, "step", budget=clock.budget, done=state.global_step,
+                                 elapsed=clock.elapsed(), enabled=self.show)
 
     def evaluation(self, state: RunState, result: dict) -> None:
         row = {"update": state.update, "global_step": state.global_step, **result}
@@ -312,17 +324,18 @@ class RunLog:
                  "game_length": float(np.mean(batch.game_moves)) if batch.game_moves else 0.0}
         for k, v in stats.items():
             self.writer.add_scalar(f"train/{k}", v, state.global_step)
-        if self.bar is not None:
-            self.bar.update(min(len(batch.obs), max(0, self.total - self.bar.n)))
-            post = {"upd": state.update, "steps/s": f"{stats['steps_per_s']:.0f}", "ent": f"{stats['entropy']:.2f}"}
-            if state.evals:
-                post["vs heuristic"] = f"{state.evals[-1]['not_fool']:.3f}"
-            self.bar.set_postfix(post)
+        post = {"upd": state.update, "steps/s": f"{stats['steps_per_s']:.0f}", "ent": f"{stats['entropy']:.2f}"}
+        if state.evals:
+            post["vs heuristic"] = f"{state.evals[-1]['not_fool']:.3f}"
+        if self.progress is not None:
+            self.progress.update(state.global_step, **post)
 
-    def close(self) -> None:
+    def close(self, reason: str | None = None, note: str = "") -> None:
+        """Close the writer and the bar; the bar's last line says why the run ended (``None``: a fault, which
+        is reported elsewhere, or a test's ``stop_after``)."""
         self.writer.close()
-        if self.bar is not None:
-            self.bar.close()
+        if self.progress is not None:
+            self.progress.end(reason, note)
 
 
 def plot_curve(evals: list[dict], path: Path, seats: int = 2) -> None:
