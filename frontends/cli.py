@@ -298,7 +298,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.port is not None and not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be from 0 to 65535, got {args.port}")
     try:
-        return serve(Options(rules, args.rules, opponents, files), args.host, args.port, args.open)
+        return serve(Options(rules, args.rules, opponents, files, tuple(args.allow_host or ())), args.host, args.port,
+                     args.open)
     except OSError as err:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {err.strerror or err}") from None
 
@@ -374,6 +375,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot", action="append", metavar="NAME=PATH", help="offer an exported bot file under NAME")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this computer)")
     p.add_argument("--port", type=int, help="the port (default 8000, or a free one if 8000 is taken)")
+    p.add_argument("--allow-host", action="append", metavar="NAME",
+                   help="also answer requests addressed to this host name (the server answers IP addresses and "
+                        "localhost; any other name is refused, so that another site cannot reach it by DNS)")
     p.add_argument("--open", action="store_true", help="open the page in the browser")
     p.set_defaults(func=cmd_serve)
     return parser

@@ -33,6 +33,16 @@ def test_a_record_replays_exactly_through_json(preset, players):
     assert not middle.is_over and middle.to_dict() != game.to_dict()
 
 
+def test_a_seed_past_what_a_browser_number_keeps_is_written_as_a_string_and_integers_still_load():
+    """Issue 27: a match deal's seed 11493236029908393141 became 11493236029908394000 in the browser (a JSON number
+    is a double there), and the downloaded record replayed another deal."""
+    data, game = recorded(Rules.preset("seed003", num_players=3), seed=11493236029908393141)
+    assert data["seed"] == "11493236029908393141" and int(float(data["seed"])) != 11493236029908393141
+    assert load_record(json.loads(json.dumps(data))).game().to_dict() == game.to_dict()
+    data["seed"] = 11493236029908393141  # a record written before seeds were strings
+    assert load_record(data).seed == 11493236029908393141
+
+
 def test_an_unfinished_record_loads_without_a_result():
     data, game = recorded(Rules(), seed=3, stop=10)
     assert "result" not in data and load_record(data).game().to_dict() == game.to_dict()
@@ -44,7 +54,11 @@ def test_an_unfinished_record_loads_without_a_result():
     (lambda d: d.update(version=9), "version 9"),
     (lambda d: d.update(extra=1), "unknown key 'extra'"),
     (lambda d: d.update(rules={"num_players": 9}), "rules: Rules.num_players"),
-    (lambda d: d.update(seed=-1), "seed must be an integer"),
+    (lambda d: d.update(seed=-1), "seed must be a decimal string"),
+    (lambda d: d.update(seed="-1"), "seed must be a decimal string"),
+    (lambda d: d.update(seed="1e3"), "seed must be a decimal string"),
+    (lambda d: d.update(seed=str(2**64)), "seed must be a decimal string"),
+    (lambda d: d.update(seed=1.5), "seed must be a decimal string"),
     (lambda d: d["moves"][3].update(seat=(d["moves"][3]["seat"] + 1) % 2), "moves\\[3\\].*turn"),
     (lambda d: d["moves"][2].update(action=999), "moves\\[2\\].action"),
     (lambda d: d["moves"][0].update(move="take"), "moves\\[0\\] says 'take'"),

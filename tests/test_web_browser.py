@@ -4,59 +4,23 @@ react; the page's result is the engine's; no hidden card reaches the page; a rel
 console errors.  Screenshots of the start, a bout in play and the end go to $DURAK_SCREENSHOTS (or the
 test's folder).
 
-.ci/run installs Debian's chromium; nothing downloads a browser.  Without one these tests fail, saying so:
-they are never skipped."""
+The README's test command installs Debian's chromium (tests/install-browser); nothing downloads a browser.
+Without one these tests fail, saying so: they are never skipped.  The server and browser fixtures are in
+conftest.py, shared with tests/test_web_controls.py."""
 
 from __future__ import annotations
 
 import os
 import random
 import re
-import shutil
-import threading
 import time
 from pathlib import Path
 
 import pytest
-import uvicorn
-from playwright.sync_api import sync_playwright
 from web_helpers import card_tokens, hidden_cards
 
 from baselines import SHIPPED_BOTS
 from durak_env import Rules
-from frontends.web.server import Options, listen, make_app
-
-CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    app = make_app(Options())
-    sock = listen("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/", app
-    srv.should_exit = True
-    thread.join(10)
-    sock.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "no chromium on this machine: install Debian's package (apt-get install -y chromium), as .ci/run does"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
 
 @pytest.fixture
 def shots(tmp_path):
@@ -100,8 +64,12 @@ class Player:
 
     def playable(self) -> dict[str, object]:
         """What the page lets the person do: the highlighted cards and the two buttons."""
-        cards = self.page.eval_on_selector_all("#hand .card", "els => els.map(e => [e.dataset.card, !e.disabled])")
-        return {"cards": {c for c, on in cards if on}, "dimmed": {c for c, on in cards if not on},
+        cards = self.page.eval_on_selector_all("#hand .card", "els => els.map(e => [e.dataset.card, !e.disabled, "
+                                               "e.classList.contains('legal')])")
+        transfers = self.page.eval_on_selector_all("#hand button.transfer:enabled", "els => els.map(e => e.dataset.card)")
+        plays = {c for c, _, legal in cards if legal}
+        return {"cards": plays | set(transfers), "dimmed": {c for c, on, _ in cards if not on},
+                "plays": plays, "transfers": set(transfers),
                 "take": self.page.is_enabled("#take"), "done": self.page.is_enabled("#done")}
 
     def check(self) -> None:
@@ -136,20 +104,21 @@ class Player:
 
     def move_by_mouse(self, rng: random.Random) -> None:
         shown = self.playable()
-        options = [f"#hand .card[data-card='{c}']" for c in sorted(shown["cards"])]
+        options = [f"#hand .card[data-card='{c}']" for c in sorted(shown["plays"])]
+        options += [f"#hand button.transfer[data-card='{c}']" for c in sorted(shown["transfers"])]
         options += [b for b in ("#take", "#done") if shown[b[1:]]]
         self.page.click(rng.choice(options))
         self.idle()
 
     def move_by_keyboard(self, rng: random.Random) -> None:
         shown = self.playable()
-        choices = (["card"] if shown["cards"] else []) + [k for k in ("take", "done") if shown[k]]
+        choices = (["card"] if shown["plays"] else []) + [k for k in ("take", "done") if shown[k]]
         choice = rng.choice(choices)
         if choice == "card":
             for _ in range(rng.randrange(1, len(shown["cards"]) + 1)):
                 self.page.keyboard.press("ArrowRight")  # seed 001: "use the arrow keys and Enter"
             focused = self.page.evaluate("document.activeElement.dataset.card")
-            assert focused in shown["cards"]
+            assert focused in shown["plays"]
             self.page.keyboard.press("Enter")
         else:
             self.page.keyboard.press("T" if choice == "take" else "D")  # "T to take and D for Done"
@@ -209,6 +178,7 @@ TRAINED_FOUR = any(r == Rules.preset(FOUR, num_players=4) for _, r in SHIPPED_BO
 
 @pytest.mark.parametrize("preset, players, opponent, how", [
     ("podkidnoy", 2, "heuristic", "mouse"),
+    ("perevodnoy", 2, "heuristic", "mouse"),  # transfers through their own control
     ("podkidnoy", 2, "trained", "keyboard"),
     (FOUR, 4, "heuristic", "keyboard"),
     (FOUR, 4, "trained" if TRAINED_FOUR else "search:fast", "mouse"),
@@ -255,7 +225,9 @@ def test_best_figure_the_record_download_and_the_replay_viewer(browser, server, 
     game = player.table.game
     sizes = [game.hand_size(s) for s in range(2)]
     figure = 0 if game.result.fool is None else sizes[game.result.fool]
-    assert page.evaluate("localStorage.getItem('durak_env.best')") == str(figure)
+    # Seed 004's own key, for the game it describes: two players, its rules, against the computer.
+    assert page.evaluate("localStorage.getItem('orchidlines-best-durak')") == str(figure)
+    assert page.evaluate("localStorage.getItem('durak_env.best')") is None
     assert page.inner_text("#best") == f"Best: {figure}"
     with page.expect_download() as info:
         page.click("#download")
@@ -269,7 +241,13 @@ def test_best_figure_the_record_download_and_the_replay_viewer(browser, server, 
     assert page.inner_text("#viewer-pos").startswith("2 /")
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
-    assert page.inner_text("#viewer-hands") == first and first.count("\n") == 1  # both hands, every card
+    assert page.inner_text("#viewer-hands") == first
+    rows = page.eval_on_selector_all("#viewer-hands > div", "rows => rows.map(r => [...r.querySelectorAll('.card')]"
+                                     ".map(c => c.dataset.card).sort())")
+    from durak_env import Game
+
+    dealt = Game(game.rules, seed=player.table.seed)
+    assert rows == [sorted(str(c) for c in dealt.hand(s)) for s in range(2)]  # both hands, every card
     old = player.table
     page.click("#replay-deal")
     player.idle()

@@ -7,7 +7,11 @@ game.  ``load_record`` validates every field and every move and refuses a damage
 with one ValueError line naming the problem; a sound one replays exactly.  Seats may be
 named (``players``); the result, when present, must be the one the moves lead to.
 
-    {"format": "durak_env.record", "version": 1, "rules": {...}, "seed": 42, "first_seat": 0,
+The seed is written as a decimal string: seeds run to 2**64 (a match's deals), past the 2**53 that a JSON number
+keeps exactly in a browser, where ``11493236029908393141`` became ``11493236029908394000`` and the record replayed
+another deal.  A seed written as a number, as records before this did, still reads.
+
+    {"format": "durak_env.record", "version": 1, "rules": {...}, "seed": "42", "first_seat": 0,
      "players": ["you", "heuristic"],
      "moves": [{"seat": 0, "action": 13, "move": "attack 10D"}, ...],
      "result": {"fool": 1, "placings": [1, 2], "points": [1, 0]}}
@@ -47,7 +51,7 @@ class Record:
 
     def to_dict(self) -> dict[str, Any]:
         game = self.game()
-        out = {"format": FORMAT, "version": VERSION, "rules": self.rules.to_dict(), "seed": self.seed,
+        out = {"format": FORMAT, "version": VERSION, "rules": self.rules.to_dict(), "seed": str(self.seed),
                "first_seat": self.first_seat, "players": list(self.players),
                "moves": [{"seat": s, "action": a, "move": str(decode_action(a, self.rules))} for s, a in self.moves]}
         if game.result is not None:
@@ -65,6 +69,19 @@ def make_record(rules: Rules, seed: int, first_seat: int, moves, players=None) -
 def _int(value: Any, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"record {where} must be an integer from {low} to {high}, got {value!r}")
+    return value
+
+
+SEED_DIGITS = len(str(2**64 - 1))
+
+
+def read_seed(value: Any, where: str = "seed") -> int:
+    """A seed as records and the page send it: a decimal string (or, from older records, a JSON integer) from 0 to
+    2**64 - 1; ValueError otherwise."""
+    if isinstance(value, str) and 0 < len(value) <= SEED_DIGITS and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
+        raise ValueError(f"{where} must be a decimal string (or integer) from 0 to {2**64 - 1}, got {value!r}")
     return value
 
 
@@ -87,7 +104,7 @@ def load_record(data: Any) -> Record:
     except (ValueError, TypeError) as err:
         raise ValueError(f"record rules: {err}") from None
     n = rules.num_players
-    seed = _int(data["seed"], "seed", 0, 2**64 - 1)
+    seed = read_seed(data["seed"], "record seed")
     first_seat = _int(data.get("first_seat", 0), "first_seat", 0, n - 1)
     players = data.get("players", [f"player_{s}" for s in range(n)])
     if (not isinstance(players, list) or len(players) != n
@@ -129,4 +146,4 @@ def load_record(data: Any) -> Record:
     return Record(rules, seed, first_seat, tuple(pairs), tuple(players))
 
 
-__all__ = ["FORMAT", "VERSION", "Record", "load_record", "make_record"]
+__all__ = ["FORMAT", "VERSION", "Record", "load_record", "make_record", "read_seed"]

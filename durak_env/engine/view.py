@@ -134,6 +134,12 @@ class SeatView(NamedTuple):
         return self.to_act is None
 
     @property
+    def to_answer(self) -> int | None:
+        """The table pair a defence answers: the earliest attack card not yet beaten (the engine's defend actions
+        name only the beating card), or None when every card on the table is beaten."""
+        return next((i for i, (_, beaten_by) in enumerate(self.table) if beaten_by is None), None)
+
+    @property
     def room(self) -> int:
         """Attack cards the cap still allows in this bout."""
         if self.is_over:

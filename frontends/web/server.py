@@ -12,14 +12,24 @@ per tab), turns refusals into 4xx answers with one line of text, and builds ever
 the person's seat view (table.py), so a hidden card cannot reach the browser.  It binds to
 127.0.0.1 unless told otherwise, loads bot files only from paths given on the command line, and
 never reads a file the browser names.
+
+Any web page open in the same browser can send requests to localhost, and a page on a domain that
+rebinds to 127.0.0.1 can read the answers.  So the server answers only requests addressed to it by an
+IP address, ``localhost`` or a name given with ``--allow-host`` (``Host``), sent by its own page
+(``Origin``, ``Sec-Fetch-Site``), and with a JSON body on every write (``Content-Type``, which a
+cross-site form or a no-CORS fetch cannot set without asking first): ``SameOrigin`` refuses the rest
+with a 403.  A body is checked for size, nesting depth and item count before it is parsed, and one
+address may open ``GAMES_PER_MINUTE`` tables a minute.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import secrets
 import threading
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +37,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -36,7 +47,7 @@ from baselines import LEVELS, SHIPPED_BOTS, make_bot
 from durak_env.engine.cards import Card
 from durak_env.engine.game import Game
 from durak_env.engine.match import Match
-from durak_env.engine.record import load_record
+from durak_env.engine.record import load_record, read_seed
 from durak_env.engine.render import describe_bout, describe_result, sorted_hand
 from durak_env.engine.rules import Rules
 
@@ -47,6 +58,12 @@ MAX_BODY = 256 * 1024
 """The largest request body taken (a game record of a long deal fits many times over)."""
 MAX_TABLES = 500
 """Games held at once; the least recently used goes first."""
+MAX_DEPTH = 16
+"""The deepest nesting of arrays and objects a body may have (a game record needs 4)."""
+MAX_ITEMS = 60_000
+"""The most values a body may hold (a record of the longest deal, 10,000 moves of three fields, fits twice)."""
+GAMES_PER_MINUTE = 60
+"""New tables one address may open in a minute; past it, 429 (a page that loops cannot evict everyone's games)."""
 BUILTIN_BOTS = ("random", "easy", "heuristic", *(f"search:{level}" for level in LEVELS))
 
 
@@ -59,6 +76,9 @@ class Options:
     opponents: list[str] = field(default_factory=lambda: ["heuristic"])
     bot_files: dict[str, str] = field(default_factory=dict)
     """Names -> paths given with ``--bot NAME=PATH`` (checked when the server starts)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names the server answers to besides IP addresses and localhost (``--allow-host``)."""
+    games_per_minute: int = GAMES_PER_MINUTE
 
 
 class Tables:
@@ -88,6 +108,80 @@ class Tables:
             return table
 
 
+class SameOrigin:
+    """ASGI middleware: a 403 (one line) for a request that another web page could have made, a 415 for a write
+    whose body is not declared JSON; everything else passes to the app."""
+
+    def __init__(self, app, allowed_hosts: tuple[str, ...] = ()):
+        self.app = app
+        self.allowed_hosts = {h.lower() for h in allowed_hosts}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            refusal = self.refusal(scope, headers)
+            if refusal is not None:
+                status, message = refusal
+                await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope, headers: dict[str, str]) -> tuple[int, str] | None:
+        host = headers.get("host", "")
+        if not self.host_allowed(host):
+            return 403, (f"this server answers requests for localhost or an IP address, not {host!r} "
+                         "(durak serve --allow-host NAME adds a name)")
+        origin = headers.get("origin")
+        if origin is not None and origin.lower() != f"{scope['scheme']}://{host}".lower():
+            return 403, f"requests from another web page ({origin}) are refused: open the page this server serves"
+        site = headers.get("sec-fetch-site")
+        if scope["path"].startswith("/api/") and site not in (None, "same-origin", "none"):
+            return 403, f"requests from another web page ({site}) are refused: open the page this server serves"
+        if scope["method"] not in ("GET", "HEAD", "OPTIONS"):
+            kind = headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return 415, f"send the body as JSON with Content-Type: application/json, not {kind or 'none'!r}"
+        return None
+
+    def host_allowed(self, host: str) -> bool:
+        """An IP address, localhost or a name given with ``--allow-host``: a name that some other site's DNS can
+        point at 127.0.0.1 (DNS rebinding) is not one of them."""
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        name = name.strip("[]").lower()
+        if not name:
+            return False
+        if name == "localhost" or name in self.allowed_hosts:
+            return True
+        try:
+            ipaddress.ip_address(name)
+            return True
+        except ValueError:
+            return False
+
+
+class OpeningLimit:
+    """At most ``per_minute`` new tables from one address in any minute (a sliding window)."""
+
+    def __init__(self, per_minute: int):
+        self.per_minute = per_minute
+        self._opened: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    def check(self, address: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            opened = self._opened.setdefault(address, deque())
+            while opened and now - opened[0] >= 60:
+                opened.popleft()
+            if len(opened) >= self.per_minute:
+                raise Refused(429, f"{self.per_minute} new games a minute at most from one address: wait "
+                                   f"{60 - (now - opened[0]):.0f} s")
+            opened.append(now)
+            if len(self._opened) > 10 * MAX_TABLES:  # forget addresses that have gone quiet
+                for key in [k for k, q in self._opened.items() if not q or now - q[-1] >= 60]:
+                    del self._opened[key]
+
+
 def bot_choices(options: Options) -> list[dict[str, Any]]:
     """The bots the page offers at any table: the built-in ones and the files given on the command line (the
     shipped trained bots are offered where a preset lists them, ``presets_offered``)."""
@@ -112,6 +206,7 @@ def make_app(options: Options | None = None) -> Starlette:
     """The web app: the page, its static files and the JSON API."""
     options = options or Options()
     tables = Tables()
+    openings = OpeningLimit(options.games_per_minute)
     hint_bots: dict[Rules, Any] = {}
 
     def make_seat_bot(name: Any, rules: Rules, seed: int):
@@ -158,6 +253,7 @@ def make_app(options: Options | None = None) -> Starlette:
 
     async def new_game(request: Request) -> Response:
         body = await read_json(request)
+        openings.check(request.client.host if request.client else "")
         preset = body.get("preset", options.preset)
         if not isinstance(preset, str) or preset not in Rules.presets():
             raise Refused(422, f"unknown preset {preset!r}; presets: {', '.join(Rules.presets())}")
@@ -177,8 +273,11 @@ def make_app(options: Options | None = None) -> Starlette:
         seed = body.get("seed")
         if seed is None:
             seed = new_seed()
-        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise Refused(422, f"seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
+        else:
+            try:
+                seed = read_seed(seed)  # every seed the server makes, a match's included, comes back as it went
+            except ValueError as err:
+                raise Refused(422, str(err)) from None
         match = body.get("match", False)
         if not isinstance(match, bool):
             raise Refused(422, f"match must be true or false, got {match!r}")
@@ -214,6 +313,7 @@ def make_app(options: Options | None = None) -> Starlette:
 
     async def next_deal(request: Request) -> Response:
         table = tables.get(request.path_params["game_id"])
+        await read_json(request)  # no fields, but a body is checked as every other is
         events = await run_in_threadpool(locked, table, table.next_deal)
         return JSONResponse({"events": events, "state": table.state()})
 
@@ -257,7 +357,8 @@ def make_app(options: Options | None = None) -> Starlette:
     async def http_error(request: Request, err: HTTPException) -> Response:
         return JSONResponse({"error": str(err.detail)}, status_code=err.status_code, headers=err.headers)
 
-    app = Starlette(routes=routes, exception_handlers={Refused: refused, HTTPException: http_error})
+    app = Starlette(routes=routes, exception_handlers={Refused: refused, HTTPException: http_error},
+                    middleware=[Middleware(SameOrigin, allowed_hosts=options.allowed_hosts)])
     app.state.tables = tables  # for tests that look behind the page
     return app
 
@@ -288,6 +389,7 @@ async def read_json(request: Request) -> dict[str, Any]:
             raise Refused(413, f"the request body is larger than {MAX_BODY // 1024} KB")
     if not body:
         return {}
+    check_shape(body)
     try:
         data = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
@@ -295,6 +397,33 @@ async def read_json(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise Refused(422, f"the request body must be a JSON object, got {type(data).__name__}")
     return data
+
+
+def check_shape(body: bytes) -> None:
+    """Refuse (422) a body nested deeper than ``MAX_DEPTH`` or holding more than ``MAX_ITEMS`` values, read before
+    it is parsed: ``'[' * 1000 + ']' * 1000`` made the parser recurse until Python stopped it with a 500."""
+    depth = items = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise Refused(422, f"the request body is nested more than {MAX_DEPTH} deep")
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+        elif byte == 0x2C:  # comma: one more value
+            items += 1
+            if items >= MAX_ITEMS:
+                raise Refused(422, f"the request body holds more than {MAX_ITEMS:,} values")
 
 
 def replay_frames(rec) -> dict[str, Any]:
@@ -312,7 +441,7 @@ def replay_frames(rec) -> dict[str, Any]:
         if game.is_over:
             text += " — " + describe_result(game.result, names)
         frames.append(frame(game, text, names))
-    return {"players": names, "rules": rec.rules.to_dict(), "seed": rec.seed, "frames": frames}
+    return {"players": names, "rules": rec.rules.to_dict(), "seed": str(rec.seed), "frames": frames}
 
 
 def frame(game: Game, text: str, names: list[str]) -> dict[str, Any]:

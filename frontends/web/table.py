@@ -4,15 +4,16 @@ page is shown.
 Everything the page receives is built here from the person's ``SeatView`` (and, once a deal is over,
 its public result): the other hands as counts with the cards each seat was seen picking up, the
 discard as cards only where the rules show it.  The deal's seed would give every hidden card away
-(the shuffle is public code), so the page gets a short deal number while the deal runs and the seed
-once it ends, with the game record.  The engine is the one authority on the rules: the page is told
+(the shuffle is public code), so the page gets a random deal number while the deal runs, drawn afresh for
+each deal and unrelated to the seed, and the seed once it ends, with the game record.  Seeds are 64 random
+bits, and travel as decimal strings (a JSON number loses digits past 2**53 in the browser).  The engine is the one authority on the rules: the page is told
 which actions are legal and sends one of their indices back.
 """
 
 from __future__ import annotations
 
-import hashlib
-import random
+import re
+import secrets
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,10 +37,22 @@ class Refused(Exception):
         self.status = status
 
 
+WORDS = {"attack": "attack", "defend": "defend", "transfer": "transfer", "take": "pick up", "done": "pass"}
+"""One word for each move, the page's buttons' words: "Pick up" and "Pass" (seed 001's take and Done)."""
+CARD_NAME = re.compile(r"\b(10|[2-9JQKA])([CDHS])\b")
+
+
 def move_text(action: int, rules: Rules) -> str:
-    """A move as the page writes it: "defend 8♦", "take"."""
+    """A move as the page writes it: "defend 8♦", "pick up"."""
     move = decode_action(action, rules)
-    return move.kind if move.card is None else f"{move.kind} {move.card.symbol()}"
+    return WORDS[move.kind] if move.card is None else f"{WORDS[move.kind]} {move.card.symbol()}"
+
+
+def as_said_to(seat: int, reason: str) -> str:
+    """The engine's reason for refusing a move of ``seat``, in the page's words: "you", and cards with their
+    suit symbols ("player 0 is defending" -> "you are defending")."""
+    reason = reason.replace(f"player {seat} is ", "you are ").replace(f"player {seat} does ", "you do ")
+    return CARD_NAME.sub(lambda m: Card.parse(m.group(0)).symbol(), reason)
 
 
 def card_json(card, trump: int) -> dict[str, Any]:
@@ -63,6 +76,8 @@ class Table:
     match: Match | None = None
     game: Game = field(init=False)
     moves: list[tuple[int, int]] = field(default_factory=list)
+    deal_number: str = field(init=False, default="")
+    """Shown while the deal runs: random, drawn afresh for each deal."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -70,6 +85,7 @@ class Table:
 
     def _deal(self) -> None:
         """The next deal: the match's, or the one of ``seed``; the bots start afresh."""
+        self.deal_number = secrets.token_hex(4)  # names the deal, and tells nothing of its seed
         if self.match is not None:
             self.game = self.match.next_deal()
             self.seed = self.match.seeds[-1]
@@ -80,11 +96,6 @@ class Table:
         for s, bot in enumerate(self.bots):
             if bot is not None:
                 bot.reset(self.seed * 31 + s)
-
-    @property
-    def deal_number(self) -> str:
-        """A short name for the deal that does not give its seed away."""
-        return hashlib.sha256(f"durak-deal/{self.seed}".encode()).hexdigest()[:8]
 
     # ----- playing ------------------------------------------------------------------------
 
@@ -98,12 +109,12 @@ class Table:
         if game.is_over:
             raise Refused(409, "the deal is over: start a new game" + (" or the next deal" if self.match else ""))
         if game.to_act != self.seat:
-            raise Refused(409, f"it is {self.name(game.to_act)}'s turn, not yours")
+            raise Refused(409, f"it is {self.name(game.to_act)}'s turn, not yours")  # e.g. another tab moved
         if isinstance(action, bool) or not isinstance(action, int):
             raise Refused(422, f"action must be an integer index, got {action!r}")
         reason = game.why_not(action)
         if reason is not None:
-            raise Refused(409, f"that move is not legal: {reason}")
+            raise Refused(409, f"that move is not legal: {as_said_to(self.seat, reason)}")
         self.moves.append((self.seat, action))
         game.play_unchecked(action)
         events: list[dict] = []
@@ -223,17 +234,23 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
                     "cards": None if view.discard_mask is None else
                     [card_json(c, trump) for c in sorted_hand(list(view.discard), trump)]},
         "your_turn": bool(legal), "take": take, "done": done, "taking": view.taking,
+        "answer": view.to_answer if any(a["kind"] == "defend" for c in hand for a in c["actions"]) else None,
+        "transfer_to": table.name(table.game.next_in(view.defender)) if any(
+            a["kind"] == "transfer" for c in hand for a in c["actions"]) else None,
+        "points_shown": table.match is not None or table.preset == "seed003",
+        "best": best_figure_key(table), "moves": len(table.moves),
         "status": status(view, table), "over": view.is_over,
     }
     if view.is_over:
         r = result
         state["result"] = {"fool": r.fool, "placings": list(r.placings), "points": list(r.points), "capped": r.capped,
                            "text": describe_result(r, table.names()), "hand_sizes": list(view.hand_sizes)}
-        state["seed"] = table.seed
+        state["seed"] = str(table.seed)
     if table.match is not None:
         m = table.match
         state["match"] = {"deals": rules.match_deals, "played": len(m.results), "totals": list(m.totals),
-                          "over": m.over, "winners": m.winners if m.over else None}
+                          "over": m.over, "winners": m.winners if m.over else None,
+                          "text": match_text(m, table.names()) if m.over else None}
     return state
 
 
@@ -242,11 +259,38 @@ def status(view: SeatView, table: Table) -> str:
         return "The deal is over."
     role = doing(view, view.seat)
     if view.legal_actions:
-        return {"leading": "Your lead: play any card.", "may throw in": "You may throw in a card of a rank on the table,"
-                " or press Done.", "defending": "Beat the leftmost unbeaten card, or pick up."}.get(
-            role, "Your move.")
+        text = {"leading": "Your lead: play any card.", "may throw in": "You may throw in a card of a rank on the "
+                "table, or Pass.", "defending": "Beat the first unbeaten card, or Pick up."}.get(role, "Your move.")
+        if any(decode_action(a, view.rules).kind == "transfer" for a in view.legal_actions):
+            text += f" Or Transfer the attack to {table.name(table.game.next_in(view.defender))} with a card of its rank."
+        return text
     return f"{table.name(view.to_act).capitalize()} to move."
 
 
+def match_text(match: Match, names: list[str]) -> str:
+    """Who won the match and the points: "Match over: you win with 10 points (you 10 · heuristic (player 2) 6)"."""
+    winners = match.winners
+    who = " and ".join(names[w] for w in winners)
+    alone = len(winners) == 1
+    verb = ("win" if names[winners[0]] == "you" else "wins") if alone else "share the win"
+    totals = " · ".join(f"{names[s]} {p}" for s, p in enumerate(match.totals))
+    return f"Match over: {who} {verb} with {match.totals[winners[0]]} points ({totals})."
+
+
+SEED004 = Rules.preset("seed004")
+
+
+def best_figure_key(table: Table) -> dict[str, str] | None:
+    """Where seed 004's Best figure lives: under its own key for the game seed 004 describes (two players, its
+    rules, against the computer), under a key of the rule set's own elsewhere in two-player deals; None at larger
+    tables, where the figure (the cards left in the loser's or the opponent's hand) does not apply."""
+    if table.rules.num_players != 2:
+        return None
+    if table.rules == SEED004:
+        return {"key": "orchidlines-best-durak", "label": "Best"}
+    return {"key": f"durak_env.best.{table.preset}", "label": f"Best ({table.preset})"}
+
+
 def new_seed() -> int:
-    return random.SystemRandom().randrange(2**31)
+    """64 random bits from the system's source: nothing shown while the deal runs narrows them down."""
+    return secrets.randbits(64)

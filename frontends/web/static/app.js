@@ -5,7 +5,10 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 // Seed 004: "The opponent's pauses are fixed lengths between four tenths and seven tenths of a second".
 const PACE = params.has("pace") ? Number(params.get("pace")) : null;
-const BEST_KEY = "durak_env.best";
+const SEED004_BEST = {key: "orchidlines-best-durak", label: "Best"};  // seed 004's own key
+const LOG_KEY = "durak_env.log.";   // + game id: the move log, so that a reload keeps it
+const LOGS_KEPT = 10;
+const DRAG_START = 8;               // pixels a pressed card moves before it is being dragged
 
 let options = null;   // /api/options
 let gameId = null;
@@ -13,14 +16,25 @@ let state = null;     // the last state the server sent (the person's view)
 let busy = false;     // a request or the bots' moves are being shown
 let focusIndex = 0;   // which playable card the arrow keys are on
 let lastNewGame = null;
+let lifted = null;    // the card lifted by a tap, waiting for a second tap or a target
+let pointerType = "mouse";  // of the last press: a mouse click plays, a tap lifts (seed 001)
+let drag = null;      // a card being dragged: {card, x, y, ghost, moved}
+let handFocus = false;  // the person plays from the keyboard: focus comes back to the hand after a move
 
+// Every write carries a JSON body (the server refuses any other: a page of another site cannot send one without
+// asking first).  A string is sent as it is: a game record's text, whose 64-bit seed JSON.parse would round.
 async function api(method, path, body) {
+  const write = method !== "GET";
   const response = await fetch(path, {
-    method, headers: body === undefined ? {} : {"Content-Type": "application/json"},
-    body: body === undefined ? undefined : JSON.stringify(body),
+    method, headers: write ? {"Content-Type": "application/json"} : {},
+    body: !write ? undefined : typeof body === "string" ? body : JSON.stringify(body === undefined ? {} : body),
   });
   const data = await response.json().catch(() => ({error: `the server answered ${response.status}`}));
-  if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+  if (!response.ok) {
+    const err = new Error(data.error || `the server answered ${response.status}`);
+    err.status = response.status;
+    throw err;
+  }
   return data;
 }
 
@@ -28,12 +42,15 @@ function showError(message) {
   const box = $("error");
   box.textContent = message;
   box.hidden = false;
-  setTimeout(() => { box.hidden = true; }, 4000);
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => { box.hidden = true; }, 5000);
 }
 
 function setBusy(flag) {
   busy = flag;
   document.body.dataset.busy = flag ? "1" : "0";  // for people who automate the page (and its tests)
+  // A new game cannot start while the bots' moves are being shown: the buttons say so by being disabled.
+  for (const id of ["deal", "again", "replay-deal", "next-deal"]) $(id).disabled = flag;
 }
 
 function pause() {
@@ -45,6 +62,7 @@ function pause() {
 
 async function init() {
   setBusy(true);
+  document.body.dataset.drops = "0";  // drops handled so far (a drop is played once the pointer's events are over)
   options = await api("GET", "/api/options");
   const preset = $("preset");
   for (const p of options.presets) {
@@ -58,9 +76,16 @@ async function init() {
   fillSeats();
   $("players").value = String(options.players);
   fillOpponents();
+  $("settings").open = window.innerWidth > 700;  // on a phone the settings fold away under their summary
   $("setup").addEventListener("submit", (e) => { e.preventDefault(); newGame(setupBody()); });
-  $("take").addEventListener("click", () => state && state.take !== null && play(state.take));
-  $("done").addEventListener("click", () => state && state.done !== null && play(state.done));
+  $("take").addEventListener("click", (e) => state && state.take !== null && play(state.take, e.detail === 0));
+  $("done").addEventListener("click", (e) => state && state.done !== null && play(state.done, e.detail === 0));
+  $("transfer-zone").addEventListener("click", () => {
+    const card = lifted && state.hand.find((c) => c.card === lifted);
+    const transfer = card && actionOf(card, "transfer");
+    if (transfer) play(transfer.action);
+    else say("Lift a card of the attacking rank, then tap here to transfer the attack — or drag it here.");
+  });
   $("again").addEventListener("click", () => newGame(setupBody()));
   $("replay-deal").addEventListener("click", () => state && newGame({...lastNewGame, seed: state.seed, match: false}));
   $("next-deal").addEventListener("click", nextDeal);
@@ -70,13 +95,19 @@ async function init() {
   $("next").addEventListener("click", () => stepViewer(1));
   $("close-viewer").addEventListener("click", () => { $("viewer").hidden = true; });
   document.addEventListener("keydown", onKey);
-  showBest();
+  document.addEventListener("pointerdown", (e) => { pointerType = e.pointerType || "mouse"; }, true);
+  listenForTaps();
+  document.addEventListener("pointermove", onDragMove);
+  document.addEventListener("pointerup", onDragEnd);
+  document.addEventListener("pointercancel", cancelDrag);
+  showBest(SEED004_BEST);
   const saved = location.hash.match(/game=([0-9a-f]+)/);
   if (saved) {
     try {
       const data = await api("GET", `/api/games/${saved[1]}`);
       gameId = data.id;
       showSetup(data.state);
+      restoreLog();
       setBusy(false);
       render(data.state);
       return;
@@ -149,7 +180,8 @@ async function newGame(body) {
     lastNewGame = body;
     gameId = data.id;
     history.replaceState(null, "", `${location.pathname}${location.search}#game=${gameId}`);
-    $("log").innerHTML = "";
+    clearLog();
+    lifted = null;
     $("viewer").hidden = true;
     await showEvents(data.events, data.state);
   } catch (err) {
@@ -165,7 +197,7 @@ async function nextDeal() {
   setBusy(true);
   try {
     const data = await api("POST", `/api/games/${gameId}/next`);
-    $("log").innerHTML = "";
+    clearLog();
     await showEvents(data.events, data.state);
   } catch (err) {
     showError(err.message);
@@ -177,20 +209,43 @@ async function nextDeal() {
 
 // ----- playing ------------------------------------------------------------------------------
 
-async function play(action) {
+async function play(action, fromKeyboard = false) {
   if (busy || !state || !state.your_turn) return;
+  handFocus = fromKeyboard || $("hand").contains(document.activeElement);
+  const said = describeAction(action);
+  lifted = null;
   setBusy(true);
   render(state);  // dims the cards while the move is on its way
   try {
     const data = await api("POST", `/api/games/${gameId}/moves`, {action});
-    addLog(`you: ${describeAction(action)}`);
+    addLog(`you: ${said}`, "mine");
     await showEvents(data.events, data.state);
   } catch (err) {
     showError(err.message);
+    if (err.status === 409) await reloadPosition();  // e.g. the game moved on in another tab
   } finally {
     setBusy(false);
     render(state);
   }
+}
+
+async function reloadPosition() {
+  try {
+    const data = await api("GET", `/api/games/${gameId}`);
+    state = data.state;
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+function actionOf(card, kind) {
+  return card.actions.find((a) => a.kind === kind);
+}
+
+// The move a card makes when it is clicked, tapped twice or dropped on the table: defend or attack (throw in).
+// A transfer is never made this way: it has its own control (seed 001's Transfer is a choice of its own).
+function primaryAction(card) {
+  return card.actions.find((a) => a.kind !== "transfer");
 }
 
 function describeAction(action) {
@@ -202,22 +257,189 @@ function describeAction(action) {
   return String(action);
 }
 
+function say(text) {
+  $("status").textContent = text;
+}
+
+// A card of the hand was clicked, tapped or chosen with Enter.
+function onCard(card, event) {
+  if (busy || !state || !state.your_turn) return;
+  const primary = primaryAction(card);
+  const keyboard = event.detail === 0;
+  if (keyboard || pointerType === "mouse") {
+    if (primary) play(primary.action, keyboard);
+    else if (actionOf(card, "transfer")) say(`${card.label} cannot beat the attack: press Transfer under it to pass the attack on.`);
+    return;
+  }
+  // A tap lifts the card; a second tap on it plays it (seed 001).
+  if (lifted === card.card && primary) {
+    play(primary.action);
+    return;
+  }
+  lifted = card.card;
+  render(state);
+  const where = state.answer !== null ? "tap it again, or tap the card it should beat" : "tap it again to play it";
+  say(primary ? `${card.label} lifted: ${where}.` : `${card.label} lifted: tap Transfer to pass the attack on.`);
+}
+
+// A card on the table was tapped (or a dragged card dropped on it) with ``card`` of the hand.
+function onTarget(pairIndex, card) {
+  if (!card || busy || !state.your_turn) return;
+  const defend = actionOf(card, "defend");
+  if (state.answer === null || !defend) {
+    say(`${card.label} cannot beat a card on the table.`);
+    return;
+  }
+  if (pairIndex !== state.answer) {
+    const first = state.table[state.answer].attack.label;
+    say(`Beat ${first} first: under these rules a defence answers the earliest unbeaten card, so only ${first} can be beaten now.`);
+    return;
+  }
+  play(defend.action);
+}
+
+// ----- taps: a touch that lifts where it went down clicks what it touched, at once ------------------
+// A browser makes a click of a tap late, or, after a drag on a card (touch-action: none), not at all: Chromium drops
+// the first tap's click there.  So the page clicks a tapped button itself, and drops the browser's own click of the
+// same tap if it comes.
+
+function listenForTaps() {
+  let tap = null;      // a touch that may be a tap: {el, x, y}
+  let clicked = null;  // where and when the page clicked for a tap
+  document.addEventListener("pointerdown", (e) => {
+    tap = e.pointerType === "mouse" ? null : {el: e.target.closest("button, summary"), x: e.clientX, y: e.clientY};
+  }, true);
+  document.addEventListener("pointerup", (e) => {
+    const down = tap;
+    tap = null;
+    if (!down || !down.el || e.pointerType === "mouse" || down.el.disabled) return;
+    if (Math.hypot(e.clientX - down.x, e.clientY - down.y) >= DRAG_START) return;  // a drag, not a tap
+    if (e.target.closest("button, summary") !== down.el) return;
+    clicked = {x: e.clientX, y: e.clientY, at: performance.now()};
+    down.el.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, detail: 1}));
+  }, true);
+  document.addEventListener("click", (e) => {  // the browser's own click of that tap (on whatever is there now)
+    if (e.isTrusted && clicked && performance.now() - clicked.at < 1000
+        && Math.hypot(e.clientX - clicked.x, e.clientY - clicked.y) < DRAG_START) {
+      e.stopPropagation();
+      e.preventDefault();
+      clicked = null;
+    }
+  }, true);
+}
+
+// ----- dragging a card (mouse and touch, through pointer events) ------------------------------
+
+function onCardDown(card, event) {
+  if (busy || !state || !state.your_turn || event.button !== 0) return;
+  drag = {card, x: event.clientX, y: event.clientY, ghost: null, moved: false};
+}
+
+function onDragMove(event) {
+  if (!drag) return;
+  if (!drag.moved) {
+    if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_START) return;
+    drag.moved = true;
+    drag.ghost = cardElement(drag.card, "div");
+    drag.ghost.classList.add("ghost");
+    drag.ghost.setAttribute("aria-hidden", "true");
+    document.body.appendChild(drag.ghost);
+    document.body.classList.add("dragging");
+  }
+  drag.ghost.style.left = `${event.clientX}px`;
+  drag.ghost.style.top = `${event.clientY}px`;
+}
+
+function onDragEnd(event) {
+  if (!drag) return;
+  const {card, moved} = drag;
+  cancelDrag();
+  if (!moved) return;
+  onDragEnd.suppressClick = true;  // the click that follows a drop is not a tap
+  const target = document.elementFromPoint(event.clientX, event.clientY);
+  // The drop is played once the touch has ended: redrawing the hand now would take the touched card away
+  // before the browser has finished with it.
+  setTimeout(() => {
+    onDragEnd.suppressClick = false;
+    drop(card, target);
+    document.body.dataset.drops = String(Number(document.body.dataset.drops) + 1);  // for automation
+  }, 0);
+}
+
+function drop(card, target) {
+  if (!target) return;
+  const pair = target.closest("[data-pair]");
+  if (target.closest("#transfer-zone")) {
+    const transfer = actionOf(card, "transfer");
+    if (transfer) play(transfer.action);
+    else say(`${card.label} cannot transfer the attack.`);
+  } else if (pair && state.answer !== null) {
+    onTarget(Number(pair.dataset.pair), card);
+  } else if (target.closest("#table")) {
+    const primary = primaryAction(card);
+    if (primary) play(primary.action);
+    else say(`${card.label} cannot beat the attack: drop it on Transfer to pass the attack on.`);
+  }
+}
+
+function cancelDrag() {
+  if (drag && drag.ghost) drag.ghost.remove();
+  document.body.classList.remove("dragging");
+  drag = null;
+}
+
 // The bots' moves, one at a time with seed 004's short pause, then the position the person faces.
 async function showEvents(events, finalState) {
   for (const event of events) {
     if (event.kind === "move") await pause();
     // Seed 003: "Beaten cards go out of play and only their number is shown": where the rules hide the
     // discard, the log forgets the bout's moves once it ends.
-    if (event.kind === "bout" && event.state && event.state.discard.cards === null) $("log").innerHTML = "";
+    if (event.kind === "bout" && event.state && event.state.discard.cards === null) clearLog();
     addLog(event.text, event.kind);
     if (event.state) render(event.state);
   }
   render(finalState);
 }
 
+// ----- the move log: numbered by the page, kept in this browser so that a reload keeps it ----------
+
+function logEntries() {
+  try { return JSON.parse(localStorage.getItem(LOG_KEY + gameId)) || []; } catch (err) { return []; }
+}
+
+function saveLog(entries) {
+  try {
+    localStorage.setItem(LOG_KEY + gameId, JSON.stringify(entries));
+    const ids = JSON.parse(localStorage.getItem(LOG_KEY + "ids") || "[]").filter((id) => id !== gameId);
+    ids.push(gameId);
+    for (const old of ids.splice(0, Math.max(0, ids.length - LOGS_KEPT))) localStorage.removeItem(LOG_KEY + old);
+    localStorage.setItem(LOG_KEY + "ids", JSON.stringify(ids));
+  } catch (err) { /* storage full or off: the log still shows, it only does not survive a reload */ }
+}
+
+function clearLog() {
+  $("log").innerHTML = "";
+  if (gameId) saveLog([]);
+}
+
+function restoreLog() {
+  $("log").innerHTML = "";
+  for (const [text, kind] of logEntries()) appendLog(text, kind);
+}
+
 function addLog(text, kind) {
+  appendLog(text, kind);
+  const entries = logEntries();
+  entries.push([text, kind || ""]);
+  saveLog(entries);
+}
+
+function appendLog(text, kind) {
   const item = document.createElement("li");
-  item.textContent = text;
+  const number = document.createElement("span");
+  number.className = "n";
+  number.textContent = `${$("log").children.length + 1}.`;
+  item.append(number, document.createTextNode(` ${text}`));
   if (kind) item.className = kind;
   $("log").appendChild(item);
   $("log").scrollTop = $("log").scrollHeight;
@@ -228,13 +450,48 @@ function addLog(text, kind) {
 function cardElement(card, tag = "span") {
   const el = document.createElement(tag);
   el.className = `card ${card.suit}${card.trump ? " trump" : ""}`;
-  el.textContent = card.label;
+  const label = document.createElement("span");
+  label.className = "label";
+  label.textContent = card.label;
+  el.appendChild(label);
   el.dataset.card = card.card;
   return el;
 }
 
+// An attack card and the card that beat it, offset so that both ranks and suits stay readable; each is named
+// for screen readers with its part in the bout.
+function pairElement(pair, index, answer) {
+  const box = document.createElement("div");
+  box.className = `pair${index === answer ? " answer" : ""}`;
+  box.dataset.pair = String(index);
+  const attack = cardElement(pair.attack, answer === null ? "span" : "button");
+  attack.classList.add("attack");
+  attack.setAttribute("aria-label", `${pair.attack.label}, attack, ` +
+    (pair.defence ? `beaten by ${pair.defence.label}` : index === answer ? "not beaten: the card to beat" : "not beaten"));
+  if (answer !== null) {
+    attack.type = "button";
+    attack.tabIndex = -1;  // the keyboard plays from the hand; the table card is a target for taps and drops
+    attack.addEventListener("click", () => {
+      const card = lifted && state.hand.find((c) => c.card === lifted);
+      if (card) onTarget(index, card);
+      else if (index !== answer) say(`Beat ${state.table[answer].attack.label} first: a defence answers the earliest unbeaten card.`);
+    });
+  }
+  if (!attack.getAttribute("role") && attack.tagName === "SPAN") attack.setAttribute("role", "img");
+  box.appendChild(attack);
+  if (pair.defence) {
+    const d = cardElement(pair.defence);
+    d.classList.add("defence");
+    d.setAttribute("role", "img");
+    d.setAttribute("aria-label", `${pair.defence.label}, defence, beats ${pair.attack.label}`);
+    box.appendChild(d);
+  }
+  return box;
+}
+
 function render(s) {
   if (!s) return;
+  if (s !== state) lifted = null;
   state = s;
   $("game").hidden = false;
   const trump = s.trump.drawn ? `${s.trump.symbol} (the turned card ${s.trump.card.label} is drawn)`
@@ -243,6 +500,7 @@ function render(s) {
                                   : `${s.discard.count} (only the count is shown)`;
   const deal = s.over ? `seed ${s.seed}` : `deal #${s.deal}`;
   const match = s.match ? ` · match: deal ${Math.min(s.match.played + (s.over ? 0 : 1), s.match.deals)} of ${s.match.deals}, points ${s.match.totals.join(" / ")}` : "";
+  showBest(s.best || SEED004_BEST);
   $("info").textContent = `${s.preset} · trump ${trump} · stock ${s.stock} · discard ${discard} · bout ${s.bout} · ${deal}${match}`;
 
   const others = $("others");
@@ -258,7 +516,7 @@ function render(s) {
     const backs = document.createElement("div");
     backs.className = "backs";
     backs.textContent = "🂠".repeat(seat.cards);
-    backs.setAttribute("aria-label", `${seat.cards} card${seat.cards === 1 ? "" : "s"} face down`);
+    backs.setAttribute("aria-hidden", "true");  // the count below says it: "6 cards", not six card backs
     const count = document.createElement("div");
     count.className = "count";
     count.textContent = `${seat.cards} card${seat.cards === 1 ? "" : "s"}`;
@@ -278,19 +536,14 @@ function render(s) {
     others.appendChild(box);
   }
 
+  const answer = s.your_turn && !busy ? s.answer : null;
   const table = $("table");
   table.innerHTML = "";
-  for (const pair of s.table) {
-    const box = document.createElement("div");
-    box.className = "pair";
-    box.appendChild(cardElement(pair.attack));
-    if (pair.defence) {
-      const d = cardElement(pair.defence);
-      d.classList.add("defence");
-      box.appendChild(d);
-    }
-    table.appendChild(box);
-  }
+  s.table.forEach((pair, i) => table.appendChild(pairElement(pair, i, answer)));
+
+  const zone = $("transfer-zone");
+  zone.hidden = !(s.transfer_to && s.your_turn && !busy);
+  zone.textContent = s.transfer_to ? `Transfer to ${s.transfer_to}` : "Transfer";
 
   const hand = $("hand");
   hand.innerHTML = "";
@@ -301,35 +554,63 @@ function render(s) {
     slot.className = "cardslot";
     const button = cardElement(card, "button");
     button.type = "button";
-    const actions = card.actions;
-    const playable = actions.length > 0 && s.your_turn && !busy;
+    const primary = primaryAction(card);
+    const transfer = actionOf(card, "transfer");
+    const open = s.your_turn && !busy;
     // Seed 004: "Cards you can legally play are highlighted ... Cards that cannot beat it are dimmed."
-    button.disabled = !playable;
-    if (playable) {
+    button.disabled = !(open && (primary || transfer));  // a card that can only transfer is lifted or dragged
+    if (open && primary) {
       button.classList.add("legal");
-      button.title = `${actions[0].kind} ${card.label}`;
-      button.addEventListener("click", () => play(actions[0].action));
+      button.setAttribute("aria-label", `${card.label}, ${primary.kind}`);
+      button.title = `${primary.kind} ${card.label}`;
+    } else {
+      button.setAttribute("aria-label", card.label);
     }
+    if (lifted === card.card) {
+      button.classList.add("lifted");
+      button.setAttribute("aria-pressed", "true");
+    }
+    button.addEventListener("click", (e) => { if (!onDragEnd.suppressClick) onCard(card, e); });
+    button.addEventListener("pointerdown", (e) => onCardDown(card, e));
     slot.appendChild(button);
-    for (const alt of actions.slice(1)) {  // a card that can also pass the attack on
+    if (transfer) {  // a control of its own, named with its card, at a touch size (44 px at least)
       const other = document.createElement("button");
       other.type = "button";
-      other.className = "alt";
-      other.textContent = alt.kind === "transfer" ? "pass it on" : alt.kind;
-      other.disabled = !playable;
-      other.addEventListener("click", () => play(alt.action));
+      other.className = "transfer";
+      other.textContent = "Transfer";
+      other.dataset.card = card.card;
+      other.setAttribute("aria-label", `Transfer the attack with ${card.label} to ${s.transfer_to}`);
+      other.disabled = !open;
+      other.addEventListener("click", () => play(transfer.action));
+      other.addEventListener("pointerdown", (e) => onCardDown(card, e));
+      if (!primary && open) button.classList.add("can-transfer");
       slot.appendChild(other);
     }
     hand.appendChild(slot);
   }
   $("take").disabled = busy || s.take === null;
   $("done").disabled = busy || s.done === null;
-  $("status").textContent = busy && !s.over ? "…" : s.status;
+  if (!lifted) say(busy && !s.over ? "…" : s.status);
 
   const result = $("result");
   result.hidden = !s.over;
   if (s.over) showResult(s);
+  if (!busy && handFocus) refocusHand();
   showHint();
+}
+
+// After a move made from the keyboard, focus goes back to the hand (a card that can be played, or the hand).
+function refocusHand() {
+  handFocus = false;
+  const cards = [...document.querySelectorAll("#hand .card.legal")];
+  if (cards.length) {
+    focusIndex = Math.min(focusIndex, cards.length - 1);
+    cards[focusIndex].focus();
+  } else if (state && state.over) {
+    $(state.match && !state.match.over ? "next-deal" : "again").focus();  // the next thing to do
+  } else {
+    $("hand").focus();
+  }
 }
 
 function showResult(s) {
@@ -338,16 +619,16 @@ function showResult(s) {
   $("result-text").textContent = (fool === s.you ? "You are the durak, the fool."
     : fool === null ? "A draw: nobody is the fool." : `${s.seats[fool].name} is the fool.`)
     + (s.result.capped ? " The bout cap ended the deal." : "");
+  // Seed 003's placing points only where they count: in its deals and in matches.
   const rows = s.seats.map((seat) => `<tr><td>${escapeHtml(seat.name)}</td><td>place ${seat.place}</td>` +
-                                     `<td>${seat.points} point${seat.points === 1 ? "" : "s"}</td></tr>`);
-  $("placings").innerHTML = `<tr><th>player</th><th>place</th><th>seed 003 points</th></tr>${rows.join("")}`;
+    (s.points_shown ? `<td>${seat.points} point${seat.points === 1 ? "" : "s"}</td>` : "") + "</tr>");
+  $("placings").innerHTML = `<tr><th>player</th><th>place</th>${s.points_shown ? "<th>seed 003 points</th>" : ""}</tr>${rows.join("")}`;
   $("seed").textContent = `The deal's seed was ${s.seed}.`;
   $("download").href = `/api/games/${gameId}/record`;
   const matchLeft = s.match && !s.match.over;
   $("next-deal").hidden = !matchLeft;
-  if (s.match && s.match.over) {
-    $("seed").textContent += ` Match over: ${s.match.totals.join(" / ")} points.`;
-  }
+  $("match-result").hidden = !(s.match && s.match.over);
+  if (s.match && s.match.over) $("match-result").textContent = s.match.text;
   recordBest(s);
 }
 
@@ -359,23 +640,25 @@ function escapeHtml(text) {
 // "The Best figure is a card count, and a smaller count is treated as better. Win, and it stores the cards
 // still in the opponent's hand. Lose, and it stores the cards still in yours. The rare draw, where both hands
 // empty on the same round, stores zero, and nothing can beat zero. ... The number is only written when a game
-// truly ends, and it lives in your own browser's storage".  Two-player deals only, as in seed 004.
+// truly ends, and it lives in your own browser's storage".  Under seed 004's own key for the game it describes
+// (two players, its rules); other two-player rule sets keep a figure of their own, under a key the page names.
 
 const recorded = new Set();
 
 function recordBest(s) {
-  if (s.players !== 2 || recorded.has(`${gameId}/${s.seed}`)) return;
+  if (!s.best || recorded.has(`${gameId}/${s.seed}`)) return;
   recorded.add(`${gameId}/${s.seed}`);
   const sizes = s.result.hand_sizes;
   const figure = s.result.fool === null ? 0 : sizes[s.result.fool];
-  const best = localStorage.getItem(BEST_KEY);
-  if (best === null || figure < Number(best)) localStorage.setItem(BEST_KEY, String(figure));
-  showBest();
+  const best = localStorage.getItem(s.best.key);
+  if (best === null || figure < Number(best)) localStorage.setItem(s.best.key, String(figure));
+  showBest(s.best);
 }
 
-function showBest() {
-  const best = localStorage.getItem(BEST_KEY);
-  $("best").textContent = `Best: ${best === null ? "–" : best}`;
+function showBest(where) {
+  const best = localStorage.getItem(where.key);
+  $("best").textContent = `${where.label}: ${best === null ? "–" : best}`;
+  $("best").dataset.key = where.key;
 }
 
 // ----- hints ----------------------------------------------------------------------------------
@@ -410,8 +693,8 @@ function onKey(event) {
   if (!state || busy) return;
   const cards = [...document.querySelectorAll("#hand .card.legal")];
   const key = event.key.toLowerCase();
-  if (key === "t" && state.take !== null) { event.preventDefault(); play(state.take); }
-  else if (key === "d" && state.done !== null) { event.preventDefault(); play(state.done); }
+  if (key === "t" && state.take !== null) { event.preventDefault(); play(state.take, true); }
+  else if (key === "d" && state.done !== null) { event.preventDefault(); play(state.done, true); }
   else if ((event.key === "ArrowRight" || event.key === "ArrowLeft") && cards.length) {
     event.preventDefault();
     const current = cards.indexOf(document.activeElement);
@@ -433,13 +716,13 @@ async function openRecord(event) {
   if (!file) return;
   try {
     const text = await file.text();
-    let record;
-    try { record = JSON.parse(text); } catch (err) { throw new Error("that file is not a game record (not JSON)"); }
-    replay = await api("POST", "/api/replays", record);
+    try { JSON.parse(text); } catch (err) { throw new Error("that file is not a game record (not JSON)"); }
+    replay = await api("POST", "/api/replays", text);  // the text itself: its seed must not pass through a double
     frameIndex = 0;
     $("viewer-title").textContent = `${replay.players.join(" · ")} · seed ${replay.seed}`;
     $("viewer").hidden = false;
     drawFrame();
+    $("viewer").scrollIntoView({block: "start"});
   } catch (err) {
     showError(err.message);
   } finally {
@@ -467,10 +750,7 @@ function drawFrame() {
   });
   const table = $("viewer-table");
   table.innerHTML = "";
-  for (const pair of frame.table) {
-    table.appendChild(cardElement(pair.attack));
-    if (pair.defence) table.appendChild(cardElement(pair.defence));
-  }
+  frame.table.forEach((pair, i) => table.appendChild(pairElement(pair, i, null)));
   $("viewer-info").textContent = `trump ${frame.trump.label} · stock ${frame.stock} · discard ${frame.discard}`;
   $("prev").disabled = frameIndex === 0;
   $("next").disabled = frameIndex === replay.frames.length - 1;
