@@ -16,7 +16,7 @@ from .heuristic import EasyBot, HeuristicBot, heuristic_action
 from .search import LEVELS, PolicySearchBot, SearchBot
 
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
-             "search:policy", "trained", "trained:<family>")
+             "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "trained", "trained:<family>")
 BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
@@ -45,8 +45,9 @@ def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
 
 def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = None) -> Bot:
     """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>], search:policy
-    (search with the shipped policy for ``rules`` inside it), trained (the shipped policy made for ``rules``),
-    trained:<family>, or a path to an exported policy file."""
+    (search with the shipped policy for ``rules`` inside it), search:mcts[:<playouts>|<n>ms|<n>s] (a tree search,
+    baselines/mcts.py), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
+    exported policy file."""
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):
@@ -71,6 +72,10 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
             from .policy_file import load_bot
 
             return PolicySearchBot(load_bot(shipped_bot(rules)), seed=seed)
+        if arg == "mcts" or arg.startswith("mcts:"):
+            from .mcts import mcts_from_name
+
+            return mcts_from_name(arg[len("mcts"):], seed=seed)
         return SearchBot(seed, level=arg)
     if name == "trained":
         from .policy_file import load_bot

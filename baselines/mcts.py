@@ -1,0 +1,174 @@
+"""A real tree search: information-set Monte Carlo tree search over the seat's view (``search:mcts``).
+
+Single-observer ISMCTS (Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", 2012): one
+tree whose nodes are the sequences of choices made since the seat's decision.  Every playout deals the unseen
+cards afresh, consistently with the seat's view (``durak_env.engine.determinize.sample_world``), walks down
+the tree choosing among the moves legal in that deal by UCB1 with availability counts (a move is rated only
+against the playouts in which it was there to choose), adds one node, finishes the deal with random moves
+(or seed 004's heuristic at every seat), and adds each seat's result to the nodes on the way.  The seat to act
+at a node chooses by its own result, so opponents are searched as players who want to win, not modelled as
+any one bot.  The move played is the root's most visited.
+
+Moves that are the only legal move make no node: they are played on the way down.  Each node keeps every
+seat's total, so the same node serves whichever seat chooses there.  The bot reads only its view: it cannot
+see a hidden card, and a playout's deal is drawn from what the seat knows.
+
+Budgets: ``search:mcts`` (1,000 playouts a move), ``search:mcts:<playouts>`` (``search:mcts:10000``), or a time
+a move, ``search:mcts:30ms``, ``search:mcts:1s``."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import time
+
+from durak_env.engine.determinize import sample_world
+from durak_env.engine.game import Game
+from durak_env.engine.loop import play
+from durak_env.engine.view import SeatView
+
+from .search import ROLLOUT_LIMIT, heuristic_everywhere
+
+PLAYOUTS = 1_000
+"""Playouts a move of ``search:mcts``."""
+EXPLORATION = 0.7
+"""UCB1's constant, on results scaled to [0, 1]."""
+ROLLOUTS = ("random", "heuristic")
+
+
+class Node:
+    """A sequence of choices since the root: its children by action, and per seat the results through it."""
+
+    __slots__ = ("children", "visits", "available", "totals")
+
+    def __init__(self, seats: int):
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.available = 0
+        """Playouts in which this node's move was legal where its parent chose (ISMCTS's availability)."""
+        self.totals = [0.0] * seats
+
+
+class MCTSBot:
+    """ISMCTS with ``playouts`` playouts a move, or as many as ``seconds`` allow (at least one)."""
+
+    def __init__(self, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
+                 rollout: str = "random", exploration: float = EXPLORATION):
+        if playouts is not None and playouts < 1:
+            raise ValueError(f"search:mcts needs at least 1 playout a move, got {playouts}")
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"search:mcts needs a positive time a move, got {seconds}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"unknown rollout {rollout!r}; rollouts: {', '.join(ROLLOUTS)}")
+        self.playouts = playouts if playouts is not None or seconds is not None else PLAYOUTS
+        self.seconds = seconds
+        self.rollout = rollout
+        self.exploration = exploration
+        self.rng = random.Random(seed)
+        budget = f"{seconds * 1000:g}ms" if seconds is not None else str(self.playouts)
+        self.name = f"search-mcts-{budget}"
+        self.last_playouts = 0
+        """Playouts made for the last decision (the time budget's count)."""
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        root = Node(len(view.hand_sizes))
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while True:
+            self.playout(root, sample_world(view, self.rng))
+            done += 1
+            if deadline is not None:
+                if time.perf_counter() >= deadline:
+                    break
+            elif done >= self.playouts:
+                break
+        self.last_playouts = done
+        return max(legal, key=lambda a: (root.children[a].visits, -a) if a in root.children else (-1, -a))
+
+    def playout(self, root: Node, game: Game) -> None:
+        """One playout in the deal ``game``: down the tree, one node added, a rollout, the results back up."""
+        rng, c = self.rng, self.exploration
+        path = [root]
+        node = root
+        while game.result is None:
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                game.play_unchecked(legal[0])
+                continue
+            seat = game.to_act
+            untried = [a for a in legal if a not in node.children]
+            for a in legal:
+                child = node.children.get(a)
+                if child is not None:
+                    child.available += 1
+            if untried:
+                action = untried[int(rng.random() * len(untried))]
+                child = node.children[action] = Node(len(node.totals))
+                child.available = 1
+                game.play_unchecked(action)
+                path.append(child)
+                break
+            best, best_score = legal[0], -1.0
+            for a in legal:
+                child = node.children[a]
+                score = (child.totals[seat] / child.visits + 1) / 2 + c * math.sqrt(
+                    math.log(child.available) / child.visits)
+                if score > best_score:
+                    best, best_score = a, score
+            node = node.children[best]
+            game.play_unchecked(best)
+            path.append(node)
+        rewards = self.finish(game)
+        for visited in path:
+            visited.visits += 1
+            totals = visited.totals
+            for s, r in enumerate(rewards):
+                totals[s] += r
+
+    def finish(self, game: Game) -> tuple[float, ...]:
+        """Play the deal to its end (random moves, or the heuristic at every seat); every seat's reward, all 0
+        for a deal cut off at ``ROLLOUT_LIMIT`` moves (a draw)."""
+        if self.rollout == "heuristic":
+            play(game, heuristic_everywhere, checked=False, limit=ROLLOUT_LIMIT)
+        else:
+            rng = self.rng
+            for _ in range(ROLLOUT_LIMIT):
+                if game.result is not None:
+                    break
+                legal = game.legal_actions()
+                game.play_unchecked(legal[int(rng.random() * len(legal))])
+        if game.result is None:
+            return (0.0,) * game.n
+        return game.result.rewards()
+
+
+BUDGET = re.compile(r"^(?:(?P<playouts>\d+)|(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s))$")
+
+
+def mcts_from_name(arg: str, seed: int | None = None) -> MCTSBot:
+    """``search:mcts[:<playouts>|<n>ms|<n>s][:heuristic]`` -> the bot; ``arg`` is what follows ``search:mcts``."""
+    parts = [p for p in arg.split(":") if p] if arg else []
+    rollout = "random"
+    if parts and parts[-1] in ROLLOUTS:
+        rollout = parts.pop()
+    if len(parts) > 1:
+        raise ValueError(f"search:mcts takes one budget, e.g. search:mcts:1000, search:mcts:30ms; got {arg!r}")
+    if not parts:
+        return MCTSBot(seed, rollout=rollout)
+    match = BUDGET.match(parts[0])
+    if match is None:
+        raise ValueError(f"search:mcts budget {parts[0]!r} is neither playouts (1000) nor a time (30ms, 1s)")
+    if match["playouts"]:
+        return MCTSBot(seed, playouts=int(match["playouts"]), rollout=rollout)
+    seconds = float(match["amount"]) / (1000 if match["unit"] == "ms" else 1)
+    return MCTSBot(seed, seconds=seconds, rollout=rollout)
+
+
+__all__ = ["MCTSBot", "PLAYOUTS", "mcts_from_name"]

@@ -1,0 +1,177 @@
+"""The ladder: one Elo-style rating (random = 1000) for every bot and budget on 2-player podkidnoy, from
+head-to-head matches on duplicate deals, with each bot's time per move and the games behind each rating.
+
+    python benchmarks/ladder.py                       # play the pairings not yet played, then rate
+    python benchmarks/ladder.py --games 200 --only-rate
+    python benchmarks/ladder.py --bots random heuristic search:mcts:100 search:mcts:1000
+
+Each pairing is played once and appended to ``ladder.jsonl`` next to this script (its games, each side's fools
+and the draws, each side's ms a move), so a run that is stopped continues where it stopped and a later run
+adds bots without playing again what is there.  The pairings: every bot against random (the anchor) and
+against its neighbours in the list, which runs roughly weakest to strongest; each ``search:mcts`` rung
+against the rung below.  Ratings are the Bradley-Terry maximum-likelihood fit over every game played (a draw
+counts half to each side), on the Elo scale (400 points: 10 to 1 odds), random fixed at 1000; the interval is
+two standard errors from the fit's information.  Times are for whatever engine runs this script: run it with
+the wheel installed (``pip install .``, which compiles the engine) for the figures the README quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+try:  # the installed package (a wheel's compiled engine) when there is one, else this checkout's source
+    import durak_env  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from baselines.evaluate import evaluate  # noqa: E402
+from durak_env import Rules  # noqa: E402
+
+LADDER = ["random", "easy", "heuristic", "search:mcts:100", "search:fast", "search:medium", "search:strong",
+          "search:mcts:1000", "trained", "search:policy", "search:mcts:10000"]
+"""Roughly weakest to strongest: each bot meets random and its neighbours here."""
+SLOW = {"search:strong", "search:policy", "search:mcts:10000", "search:mcts:100000", "search:mcts:1s",
+        "search:mcts:3s"}
+"""Bots of 50 ms a move or more: their pairings play ``--slow-games``."""
+OUT = Path(__file__).with_name("ladder")
+ANCHOR = "random"
+
+
+def pairings(bots: list[str]) -> list[tuple[str, str]]:
+    """Every bot against the anchor and its two nearest neighbours in the list, each mcts rung against the
+    rung below it; each pair once."""
+    out: list[tuple[str, str]] = []
+
+    def add(a: str, b: str) -> None:
+        if a != b and (a, b) not in out and (b, a) not in out:
+            out.append((a, b))
+
+    for i, bot in enumerate(bots):
+        if ANCHOR in bots:
+            add(bot, ANCHOR)
+        for j in (i - 1, i - 2):
+            if j >= 0:
+                add(bot, bots[j])
+    rungs = sorted((b for b in bots if b.startswith("search:mcts:") and b.split(":")[2].isdigit()),
+                   key=lambda b: int(b.split(":")[2]))
+    for low, high in zip(rungs, rungs[1:]):
+        add(high, low)
+    return out
+
+
+def played(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def play_pair(a: str, b: str, games: int, seed: int) -> dict:
+    report = evaluate([a, b], Rules.preset("podkidnoy"), games=games, seed=seed, workers=2)
+    sa, sb = report.stats
+    return {"a": a, "b": b, "games": report.games, "a_fools": sa.fools, "b_fools": sb.fools, "draws": sa.draws,
+            "a_ms": sa.ms_per_move, "b_ms": sb.ms_per_move, "seed": seed, "seconds": round(report.seconds, 1)}
+
+
+def fit(rows: list[dict], anchor: str = ANCHOR) -> dict[str, tuple[float, float]]:
+    """Bradley-Terry by Newton's method on the Elo scale: each bot's rating and its standard error."""
+    import numpy as np
+
+    names = sorted({r["a"] for r in rows} | {r["b"] for r in rows})
+    if anchor not in names:
+        raise ValueError(f"the ladder needs the anchor {anchor!r} among the bots")
+    index = {n: i for i, n in enumerate(names)}
+    k = math.log(10) / 400
+    theta = np.zeros(len(names))
+    free = [i for i, n in enumerate(names) if n != anchor]
+    for _ in range(100):
+        grad = np.zeros(len(names))
+        hess = np.zeros((len(names), len(names)))
+        for r in rows:
+            i, j, n = index[r["a"]], index[r["b"]], r["games"]
+            score = (r["b_fools"] + 0.5 * r["draws"]) / n  # a's share: b the fool, half the draws
+            p = 1 / (1 + math.exp(-k * (theta[i] - theta[j])))
+            g = k * n * (score - p)
+            grad[i] += g
+            grad[j] -= g
+            w = k * k * n * p * (1 - p)
+            hess[i, i] -= w
+            hess[j, j] -= w
+            hess[i, j] += w
+            hess[j, i] += w
+        sub = hess[np.ix_(free, free)] - 1e-9 * np.eye(len(free))  # a tiny prior keeps unbeaten bots finite
+        step = np.linalg.solve(sub, grad[free])
+        theta[free] -= step
+        if np.max(np.abs(step)) < 1e-6:
+            break
+    cov = np.linalg.inv(-sub)
+    errors = np.zeros(len(names))
+    errors[free] = np.sqrt(np.maximum(np.diag(cov), 0))
+    return {n: (1000 + theta[i], errors[i]) for n, i in index.items()}
+
+
+def table(rows: list[dict]) -> str:
+    ratings = fit(rows)
+    games = {n: 0 for n in ratings}
+    ms: dict[str, list[tuple[float, int]]] = {n: [] for n in ratings}
+    for r in rows:
+        games[r["a"]] += r["games"]
+        games[r["b"]] += r["games"]
+        ms[r["a"]].append((r["a_ms"], r["games"]))
+        ms[r["b"]].append((r["b_ms"], r["games"]))
+    out = ["| bot | rating | 95% interval | ms per move | games |", "|---|---|---|---|---|"]
+    for name, (rating, err) in sorted(ratings.items(), key=lambda kv: -kv[1][0]):
+        mean_ms = sum(m * g for m, g in ms[name]) / max(1, sum(g for _, g in ms[name]))
+        interval = "anchor" if name == ANCHOR else f"[{rating - 2 * err:.0f}, {rating + 2 * err:.0f}]"
+        out.append(f"| {name} | {rating:.0f} | {interval} | {mean_ms:.2f} | {games[name]:,} |")
+    out += ["", "| pairing | games | first not the fool | draws |", "|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['a']} vs {r['b']} | {r['games']:,} | {1 - r['a_fools'] / r['games']:.3f} | {r['draws']} |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bots", nargs="+", default=LADDER, metavar="BOT", help="weakest to strongest")
+    p.add_argument("--games", type=int, default=200, help="games a pairing (duplicate deals, both seats)")
+    p.add_argument("--slow-games", type=int, default=40, help="games a pairing with a bot slower than 50 ms a move")
+    p.add_argument("--seed", type=int, default=31)
+    p.add_argument("--out", default=str(OUT), help="folder and stem of the .jsonl and .md files")
+    p.add_argument("--only-rate", action="store_true", help="rate what is played; play nothing")
+    args = p.parse_args(argv)
+    if args.games < 2 or args.slow_games < 2:
+        p.error("--games and --slow-games must be at least 2")
+    log = Path(args.out + ".jsonl")
+    rows = played(log)
+    done = {(r["a"], r["b"]) for r in rows}
+    todo = [] if args.only_rate else [pair for pair in pairings(args.bots) if pair not in done]
+    started = time.time()
+    for n, (a, b) in enumerate(todo, 1):
+        games = args.slow_games if SLOW & {a, b} else args.games
+        try:
+            row = play_pair(a, b, games, args.seed + n)
+        except KeyboardInterrupt:
+            print(f"ladder: stopped by the user after {n - 1} of {len(todo)} pairings; rerun to continue",
+                  file=sys.stderr)
+            return 130
+        with open(log, "a") as f:
+            f.write(json.dumps(row) + "\n")
+        rows.append(row)
+        print(f"ladder: {a} vs {b}: {1 - row['a_fools'] / row['games']:.3f} not the fool over {row['games']} games "
+              f"({row['a_ms']:.1f} / {row['b_ms']:.1f} ms a move, {row['seconds']:.0f} s)", flush=True)
+    if not rows:
+        print("ladder: nothing played yet", file=sys.stderr)
+        return 1
+    text = table(rows)
+    Path(args.out + ".md").write_text(text + "\n")
+    print(text)
+    print(f"ladder: ended after {len(todo)} new pairings in {time.time() - started:.0f} s; wrote {args.out}.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

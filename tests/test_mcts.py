@@ -1,0 +1,111 @@
+"""``search:mcts``, the information-set tree search (baselines/mcts.py): legal moves only, its view alone, a tree
+that grows where the playouts go, budgets by playouts or time, more playouts playing better, and names that
+parse or are refused in one line."""
+
+import random
+import time
+
+import pytest
+from helpers import act, legal, position
+
+from baselines import make_bot
+from baselines.evaluate import evaluate
+from baselines.mcts import MCTSBot, Node
+from durak_env import Game, Rules, encode_action
+
+
+@pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed003", 4)])
+def test_it_plays_only_legal_moves_to_the_end(preset, players):
+    rules = Rules.preset(preset, num_players=players)
+    bot = MCTSBot(seed=1, playouts=30)
+    game = Game(rules, seed=players)
+    while not game.is_over:
+        view = game.view(game.to_act)
+        action = bot.act(view)
+        assert action in view.legal_actions
+        game.step(action)
+
+
+def test_it_sees_only_its_information_set():
+    """Two positions the seat cannot tell apart give the same move for the same seed."""
+    from test_information import shuffle_hidden
+
+    checked = 0
+    for seed in range(30):
+        game = Game(Rules(num_players=3), seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(5, 60)):
+            if game.is_over:
+                break
+            game.step(rng.choice(game.legal_actions()))
+        if game.is_over or len(game.legal_actions()) < 2:
+            continue
+        seat = game.to_act
+        twin = Game.from_dict(shuffle_hidden(game.to_dict(), seat, rng))
+        assert MCTSBot(seed=5, playouts=60).act(game.view(seat)) == MCTSBot(seed=5, playouts=60).act(twin.view(seat))
+        checked += 1
+    assert checked > 8
+
+
+def test_the_tree_counts_every_playout_and_each_seat_chooses_by_its_own_result():
+    game = Game(Rules(), seed=2)
+    bot = MCTSBot(seed=3, playouts=400)
+    root = Node(2)
+    view = game.view(game.to_act)
+    from durak_env.engine.determinize import sample_world
+
+    for _ in range(400):
+        bot.playout(root, sample_world(view, bot.rng))
+    assert root.visits == 400 == sum(child.visits for child in root.children.values())
+    assert set(root.children) == set(view.legal_actions)  # every root move tried
+    assert all(child.available >= child.visits for child in root.children.values())
+    assert abs(sum(root.totals)) < 1e-9  # two seats: every result is +1 for one and -1 for the other
+    deeper = [grandchild for child in root.children.values() for grandchild in child.children.values()]
+    assert deeper and max(g.visits for g in deeper) > 1  # the tree grows below the root
+
+
+def test_it_finds_the_only_move_that_does_not_lose():
+    """Seat 0 defends 10♠ holding A♠ and 6♦, the stock empty, trumps hearts; the opponent holds 7♣ 8♣.  Beating
+    with A♠ wins: seat 0 then leads 6♦, which clubs cannot beat, and goes out.  Taking loses: the opponent
+    leads its clubs, which seat 0 cannot beat, and goes out first."""
+    game = position(Rules.preset("podkidnoy"), ["AS 6D", "7C 8C"], "9H", table=[("10S", None)], stock=0,
+                    attacker=1, defender=0)
+    act(game, "done")
+    assert legal(game) == {"defend AS", "take"}
+    action = MCTSBot(seed=1, playouts=300).act(game.view(0))
+    assert action == encode_action("defend AS", game.rules)
+
+
+def test_budgets_in_playouts_and_in_time():
+    game = Game(Rules(), seed=4)
+    view = game.view(game.to_act)
+    bot = MCTSBot(seed=1, playouts=123)
+    bot.act(view)
+    assert bot.last_playouts == 123
+    timed = MCTSBot(seed=1, seconds=0.05)
+    started = time.perf_counter()
+    timed.act(view)
+    assert 0.05 <= time.perf_counter() - started < 1.0 and timed.last_playouts >= 1
+
+
+def test_more_playouts_play_better():
+    report = evaluate(["search:mcts:100", "search:mcts:4"], Rules(), games=40, seed=3, workers=2)
+    assert report.head_to_head["a_not_fool"] > 0.6, report.table()
+
+
+@pytest.mark.parametrize("name, playouts, seconds, rollout", [
+    ("search:mcts", 1000, None, "random"), ("search:mcts:250", 250, None, "random"),
+    ("search:mcts:30ms", None, 0.03, "random"), ("search:mcts:1s", None, 1.0, "random"),
+    ("search:mcts:1.5s:heuristic", None, 1.5, "heuristic"), ("search:mcts:heuristic", 1000, None, "heuristic")])
+def test_names(name, playouts, seconds, rollout):
+    bot = make_bot(name, seed=1)
+    assert (bot.playouts, bot.seconds, bot.rollout) == (playouts, seconds, rollout)
+
+
+@pytest.mark.parametrize("name, words", [("search:mcts:0", "at least 1 playout"), ("search:mcts:fast", "budget"),
+                                         ("search:mcts:10:20", "one budget"), ("search:mcts:0ms", "positive time"),
+                                         ("search:mcts:5m", "budget")])
+def test_bad_names_are_refused_in_one_line(name, words):
+    with pytest.raises(ValueError, match=words) as err:
+        make_bot(name)
+    assert "\n" not in str(err.value)
