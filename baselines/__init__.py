@@ -16,7 +16,8 @@ from .heuristic import EasyBot, HeuristicBot, heuristic_action
 from .search import LEVELS, PolicySearchBot, SearchBot
 
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
-             "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "trained", "trained:<family>")
+             "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]", "trained",
+             "trained:<family>")
 BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
@@ -46,7 +47,8 @@ def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
 def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = None) -> Bot:
     """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>], search:policy
     (search with the shipped policy for ``rules`` inside it), search:mcts[:<playouts>|<n>ms|<n>s] (a tree search,
-    baselines/mcts.py), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
+    baselines/mcts.py), search:net[:<budget>] (that tree guided by the shipped policy's priors and values,
+    baselines/netsearch.py), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
     exported policy file."""
     if isinstance(spec, Path):
         spec = str(spec)
@@ -76,6 +78,11 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
             from .mcts import mcts_from_name
 
             return mcts_from_name(arg[len("mcts"):], seed=seed)
+        if arg == "net" or arg.startswith("net:"):
+            from .netsearch import net_search_from_name
+            from .policy_file import load_bot
+
+            return net_search_from_name(arg[len("net:"):], load_bot(shipped_bot(rules)), seed=seed)
         return SearchBot(seed, level=arg)
     if name == "trained":
         from .policy_file import load_bot

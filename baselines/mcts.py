@@ -152,6 +152,16 @@ class MCTSBot:
 BUDGET = re.compile(r"^(?:(?P<playouts>\d+)|(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s))$")
 
 
+def read_budget(text: str, bot: str) -> tuple[int | None, float | None]:
+    """A search's budget as its name gives it: playouts (``1000``) or a time a move (``30ms``, ``1s``)."""
+    match = BUDGET.match(text)
+    if match is None:
+        raise ValueError(f"{bot} budget {text!r} is neither playouts (1000) nor a time (30ms, 1s)")
+    if match["playouts"]:
+        return int(match["playouts"]), None
+    return None, float(match["amount"]) / (1000 if match["unit"] == "ms" else 1)
+
+
 def mcts_from_name(arg: str, seed: int | None = None) -> MCTSBot:
     """``search:mcts[:<playouts>|<n>ms|<n>s][:heuristic]`` -> the bot; ``arg`` is what follows ``search:mcts``."""
     parts = [p for p in arg.split(":") if p] if arg else []
@@ -162,13 +172,8 @@ def mcts_from_name(arg: str, seed: int | None = None) -> MCTSBot:
         raise ValueError(f"search:mcts takes one budget, e.g. search:mcts:1000, search:mcts:30ms; got {arg!r}")
     if not parts:
         return MCTSBot(seed, rollout=rollout)
-    match = BUDGET.match(parts[0])
-    if match is None:
-        raise ValueError(f"search:mcts budget {parts[0]!r} is neither playouts (1000) nor a time (30ms, 1s)")
-    if match["playouts"]:
-        return MCTSBot(seed, playouts=int(match["playouts"]), rollout=rollout)
-    seconds = float(match["amount"]) / (1000 if match["unit"] == "ms" else 1)
-    return MCTSBot(seed, seconds=seconds, rollout=rollout)
+    playouts, seconds = read_budget(parts[0], "search:mcts")
+    return MCTSBot(seed, playouts=playouts, seconds=seconds, rollout=rollout)
 
 
-__all__ = ["MCTSBot", "PLAYOUTS", "mcts_from_name"]
+__all__ = ["MCTSBot", "PLAYOUTS", "mcts_from_name", "read_budget"]

@@ -43,9 +43,10 @@ class PolicyBot:
     """A trained policy behind the common bot interface; plays its most probable legal action."""
 
     def __init__(self, probabilities, rules: Rules, name: str, sample: bool = False, seed: int | None = None,
-                 metadata: dict | None = None, values=None):
+                 metadata: dict | None = None, values=None, both=None):
         self._probabilities = probabilities  # (obs [B, size] float32, mask [B, N] int8) -> probs [B, N]
         self._values = values  # the same inputs -> the value head's estimate [B], where the file has one
+        self._both = both  # the same inputs -> (probs, values) in one call of the network, where it can
         self.rules = rules
         self.metadata = metadata or {}
         """What the file says of itself (``bot_metadata``)."""
@@ -75,6 +76,15 @@ class PolicyBot:
             return probs.argmax(axis=1)
         probs /= probs.sum(axis=1, keepdims=True)
         return np.array([self.rng.choice(len(p), p=p) for p in probs])
+
+    def predict(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The probabilities [B, N] and the value head's estimates [B] (None without one) for a batch of encoded
+        observations and masks, in one call of the network where the file allows it (a search's leaves)."""
+        if self._both is not None:
+            probs, values = self._both(obs, mask)
+            return np.asarray(probs), np.asarray(values).reshape(-1)
+        values = None if self._values is None else np.asarray(self._values(obs, mask)).reshape(-1)
+        return np.asarray(self._probabilities(obs, mask)), values
 
     def value(self, view: SeatView) -> float | None:
         """The policy's estimate of the deal's outcome for the view's seat (-1 the fool, +1 first out), from
@@ -156,8 +166,12 @@ def _load_onnx(path: Path, name: str, sample: bool, seed) -> PolicyBot:
     def values(obs, mask):
         return session.run(["value"], {"observation": obs, "action_mask": mask})[0]
 
+    def both(obs, mask):
+        return session.run(["probabilities", "value"], {"observation": obs, "action_mask": mask})
+
     has_value = any(o.name == "value" for o in session.get_outputs())  # files exported before 0.2 have none
-    return PolicyBot(probabilities, rules, name, sample, seed, meta, values if has_value else None)
+    return PolicyBot(probabilities, rules, name, sample, seed, meta, values if has_value else None,
+                     both if has_value else None)
 
 
 def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:

@@ -109,3 +109,65 @@ def test_bad_names_are_refused_in_one_line(name, words):
     with pytest.raises(ValueError, match=words) as err:
         make_bot(name)
     assert "\n" not in str(err.value)
+
+
+# ----- search:net: the tree guided by the shipped policy (baselines/netsearch.py) ------------------------------
+
+def test_the_network_search_plays_legal_moves_from_its_view_alone():
+    from test_information import shuffle_hidden
+
+    bot = make_bot("search:net:40", seed=2)
+    checked = 0
+    for seed in range(12):
+        game = Game(Rules(), seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(3, 40)):
+            if game.is_over:
+                break
+            game.step(rng.choice(game.legal_actions()))
+        if game.is_over or len(game.legal_actions()) < 2:
+            continue
+        seat = game.to_act
+        twin = Game.from_dict(shuffle_hidden(game.to_dict(), seat, rng))
+        a = make_bot("search:net:40", seed=5).act(game.view(seat))
+        assert a in game.legal_actions()
+        assert a == make_bot("search:net:40", seed=5).act(twin.view(seat))
+        checked += 1
+    assert checked > 4 and bot.name == "search-net-40"
+
+
+def test_the_network_search_counts_its_playouts_and_batches_its_leaves():
+    from baselines.netsearch import NetNode
+
+    bot = make_bot("search:net:64", seed=1)
+    calls = []
+    predict = bot.policy.predict
+    bot.policy.predict = lambda obs, mask: calls.append(len(obs)) or predict(obs, mask)
+    game = Game(Rules(), seed=6)
+    view = game.view(game.to_act)
+    root = NetNode(2)
+    for _ in range(8):
+        bot.playout_batch(root, view, 8)
+    assert root.visits == 64 and root.pending == 0
+    assert all(child.pending == 0 for child in root.children.values())
+    assert max(calls) > 1 and len(calls) <= 8  # one call of the network a batch, several leaves in it
+    assert set(root.priors) == set(view.legal_actions) and abs(sum(root.priors.values()) - 1) < 1e-5
+
+
+def test_the_network_search_beats_the_policy_it_is_built_on():
+    report = evaluate(["search:net:48", "trained"], Rules(), games=40, seed=8, workers=2)
+    assert report.head_to_head["a_not_fool"] > 0.5, report.table()
+
+
+@pytest.mark.parametrize("name, playouts, seconds", [("search:net", None, 0.03), ("search:net:1s", None, 1.0),
+                                                    ("search:net:500", 500, None)])
+def test_network_search_names(name, playouts, seconds):
+    bot = make_bot(name, seed=1)
+    assert (bot.playouts, bot.seconds) == (playouts, seconds)
+
+
+def test_the_network_search_needs_a_policy_with_rules_that_match():
+    with pytest.raises(ValueError, match="no shipped bot was trained for these rules"):
+        make_bot("search:net", rules=Rules.preset("seed002", num_players=5))
+    with pytest.raises(ValueError, match="budget"):
+        make_bot("search:net:fast")

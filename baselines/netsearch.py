@@ -1,0 +1,179 @@
+"""A search that uses the network and gets stronger with time (``search:net``): the tree of ``search:mcts``
+(one tree over the seat's information, a fresh deal of the unseen cards each playout, drawn from its view),
+guided by a trained policy as AlphaZero's PUCT is: at a new node the policy's probabilities for the seat to
+act there are the priors of its moves, and the value head's estimate of the deal for that seat stands in for
+a rollout.  Playouts go down in batches with a virtual loss on the nodes they pass, so that a batch spreads
+over the tree and its leaves are evaluated in one call of the network.
+
+The network sees, for each seat, only what that seat would see in the dealt world (its observation), and the
+deal is drawn from the searching seat's view alone, so the bot cannot reach a hidden card.  Budgets are
+playouts or time: ``search:net`` (30 ms a move), ``search:net:1s``, ``search:net:2000``."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import numpy as np
+
+from durak_env.engine.determinize import sample_world
+from durak_env.engine.game import Game
+from durak_env.engine.view import SeatView
+
+from .mcts import read_budget
+
+SECONDS = 0.03
+"""Time a move of ``search:net``."""
+BATCH = 8
+"""Playouts whose leaves the network evaluates in one call."""
+C_PUCT = 1.5
+
+
+class NetNode:
+    """A sequence of choices since the root: the priors of its moves (None until the network has seen it), its
+    children, its visits and per seat the results through it, and the playouts now passing (virtual loss)."""
+
+    __slots__ = ("priors", "children", "visits", "totals", "pending")
+
+    def __init__(self, seats: int):
+        self.priors: dict[int, float] | None = None
+        self.children: dict[int, NetNode] = {}
+        self.visits = 0
+        self.totals = [0.0] * seats
+        self.pending = 0
+
+
+class NetSearchBot:
+    """PUCT over dealt worlds with ``policy`` (a ``PolicyBot`` with a value head) for priors and values."""
+
+    def __init__(self, policy, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
+                 batch: int = BATCH, c_puct: float = C_PUCT):
+        if policy.predict(np.zeros((1, policy.encoder.size), np.float32),
+                          np.ones((1, policy.encoder.num_actions), np.int8))[1] is None:
+            raise ValueError(f"search:net needs a bot file with a value head; {policy.name} has none")
+        if playouts is not None and playouts < 1:
+            raise ValueError(f"search:net needs at least 1 playout a move, got {playouts}")
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"search:net needs a positive time a move, got {seconds}")
+        self.policy, self.rules, self.encoder = policy, policy.rules, policy.encoder
+        self.playouts = playouts
+        self.seconds = seconds if seconds is not None or playouts is not None else SECONDS
+        self.batch, self.c_puct = batch, c_puct
+        self.rng = random.Random(seed)
+        budget = f"{self.seconds * 1000:g}ms" if self.seconds is not None else str(playouts)
+        self.name = f"search-net-{budget}"
+        self.last_playouts = 0
+        width = self.encoder.num_actions
+        self._obs = np.zeros((batch, self.encoder.size), dtype=np.float32)
+        self._mask = np.zeros((batch, width), dtype=np.int8)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if view.rules != self.rules:
+            raise ValueError(f"{self.policy.name} was trained for other rules ({self.rules.describe()}); "
+                             f"this game is {view.rules.describe()}")
+        root = NetNode(len(view.hand_sizes))
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while True:
+            size = self.batch if self.playouts is None else min(self.batch, self.playouts - done)
+            self.playout_batch(root, view, size)
+            done += size
+            if deadline is not None:
+                if time.perf_counter() >= deadline:
+                    break
+            elif done >= self.playouts:
+                break
+        self.last_playouts = done
+        priors = root.priors or {}
+        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else 0, priors.get(a, 0.0)))
+
+    def playout_batch(self, root: NetNode, view: SeatView, size: int) -> None:
+        """``size`` playouts down to a leaf each, the leaves evaluated in one call, the results backed up."""
+        leaves = []  # (the nodes passed, the game at the leaf)
+        for _ in range(size):
+            game = sample_world(view, self.rng)
+            leaves.append((self.descend(root, game), game))
+        pending = [(i, leaf) for i, leaf in enumerate(leaves) if leaf[1].result is None]
+        values = {}
+        if pending:
+            for row, (_, (_, game)) in enumerate(pending):
+                self.encoder.encode_game(game, game.to_act, self._obs[row])
+                self._mask[row] = 0
+                self._mask[row, list(game.legal_actions())] = 1
+            probs, head = self.policy.predict(self._obs[:len(pending)], self._mask[:len(pending)])
+            for row, (i, (path, game)) in enumerate(pending):
+                leaf = path[-1]
+                legal = game.legal_actions()
+                if leaf.priors is None:  # two playouts of a batch may reach the same new node
+                    total = float(sum(probs[row][a] for a in legal)) or 1.0
+                    leaf.priors = {a: float(probs[row][a]) / total for a in legal}
+                values[i] = self.spread(float(head[row]), game.to_act, game.n)
+        for i, (path, game) in enumerate(leaves):
+            rewards = values[i] if i in values else game.result.rewards()
+            for node in path:
+                if node is not root:
+                    node.pending -= 1  # the virtual loss of this playout, taken back
+                node.visits += 1
+                for s, r in enumerate(rewards):
+                    node.totals[s] += r
+
+    def descend(self, root: NetNode, game: Game) -> list[NetNode]:
+        """Down the tree in ``game`` (forced moves played on the way) to a node the network has not seen or the
+        end of the deal; the nodes passed carry a virtual loss until the batch is backed up."""
+        node, path = root, [root]
+        c = self.c_puct
+        while game.result is None:
+            legal = game.legal_actions()
+            if len(legal) == 1:
+                game.play_unchecked(legal[0])
+                continue
+            if node.priors is None:
+                break
+            seat = game.to_act
+            uniform = 1.0 / len(legal)
+            scale = c * math.sqrt(node.visits + node.pending + 1)
+            best, best_score = legal[0], -math.inf
+            for a in legal:
+                child = node.children.get(a)
+                prior = node.priors.get(a, uniform)
+                if child is None:
+                    score = scale * prior
+                else:
+                    n = child.visits + child.pending
+                    q = (child.totals[seat] - child.pending) / n if n else 0.0
+                    score = q + scale * prior / (1 + n)
+                if score > best_score:
+                    best, best_score = a, score
+            child = node.children.get(best)
+            if child is None:
+                child = node.children[best] = NetNode(len(node.totals))
+            child.pending += 1
+            game.play_unchecked(best)
+            path.append(child)
+            node = child
+        return path
+
+    @staticmethod
+    def spread(value: float, seat: int, seats: int) -> list[float]:
+        """The value head's estimate for ``seat`` as every seat's result: the others share its opposite."""
+        out = [-value / (seats - 1)] * seats
+        out[seat] = value
+        return out
+
+
+def net_search_from_name(arg: str, policy, seed: int | None = None) -> NetSearchBot:
+    """``search:net[:<playouts>|<n>ms|<n>s]`` -> the bot; ``arg`` is what follows ``search:net:``."""
+    if not arg:
+        return NetSearchBot(policy, seed)
+    playouts, seconds = read_budget(arg, "search:net")
+    return NetSearchBot(policy, seed, playouts=playouts, seconds=seconds)
+
+
+__all__ = ["NetSearchBot", "net_search_from_name"]

@@ -1,0 +1,121 @@
+"""The project's best player at each time budget against ``search:mcts`` given the same time per move, on
+2-player podkidnoy with duplicate deals (issue 25, item 4), and the network search against itself at two
+budgets (item 2: it must get stronger with time).
+
+    python benchmarks/equal_time.py                      # every match, a batch at a time, until each is done
+    python benchmarks/equal_time.py --match 30ms --batches 2
+    python benchmarks/equal_time.py --report             # the table from what is played
+
+Matches run in batches of ``--batch`` games on fresh deals; each batch is appended to ``equal_time.jsonl`` next
+to this script as it ends, so a stopped run continues where it stopped (the long matches take hours: run this
+in the background and run it again).  Both bots of a match play in one process, so a busy machine slows both
+alike; run it on an idle machine, with the wheel installed (its compiled engine), for the figures quoted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+try:  # the installed package (a wheel's compiled engine) when there is one, else this checkout's source
+    import durak_env  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from baselines.evaluate import evaluate  # noqa: E402
+from durak_env import Rules  # noqa: E402
+
+MATCHES = {
+    # name: (the project's player, its opponent, games wanted, the target share of games not the fool)
+    "1ms": ("trained", "search:mcts:1ms", 2000, 0.70),
+    "30ms": ("search:net:30ms", "search:mcts:30ms", 400, 0.65),
+    "1s": ("search:net:1s", "search:mcts:1s", 200, 0.60),
+    "1s-vs-3s": ("search:net:1s", "search:mcts:3s", 100, 0.50),
+    "net-1s-vs-30ms": ("search:net:1s", "search:net:30ms", 200, 0.60),
+}
+OUT = Path(__file__).with_name("equal_time")
+
+
+def batches(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def summary(name: str, rows: list[dict]) -> dict:
+    """The match so far: games, the first bot's share not the fool, and a 95% interval over the batches' games
+    (each deal's two games, one per seat, are one sample in the evaluator; here a normal interval on the share)."""
+    a, b, wanted, target = MATCHES[name]
+    mine = [r for r in rows if r["match"] == name]
+    games = sum(r["games"] for r in mine)
+    ok = sum(r["games"] - r["a_fools"] for r in mine)
+    share = ok / games if games else float("nan")
+    half = 1.96 * math.sqrt(share * (1 - share) / games) if games else float("nan")
+    ms = [sum(r[k] * r["games"] for r in mine) / games if games else float("nan") for k in ("a_ms", "b_ms")]
+    return {"match": name, "a": a, "b": b, "games": games, "wanted": wanted, "share": share,
+            "ci": [share - half, share + half], "target": target, "a_ms": ms[0], "b_ms": ms[1],
+            "draws": sum(r["draws"] for r in mine)}
+
+
+def report(rows: list[dict]) -> str:
+    out = ["| budget | player | opponent | games (wanted) | player not the fool | 95% CI | target | ms a move "
+           "(player / opponent) |", "|---|---|---|---|---|---|---|---|"]
+    for name in MATCHES:
+        s = summary(name, rows)
+        if not s["games"]:
+            continue
+        met = "met" if s["ci"][0] >= s["target"] else "not yet" if s["games"] < s["wanted"] else "missed"
+        out.append(f"| {name} | {s['a']} | {s['b']} | {s['games']:,} ({s['wanted']:,}) | {s['share']:.3f} | "
+                   f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}] | ≥ {s['target']:.2f}: {met} | "
+                   f"{s['a_ms']:.1f} / {s['b_ms']:.1f} |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--match", action="append", choices=list(MATCHES), help="default: every match")
+    p.add_argument("--batch", type=int, default=20, help="games a batch (duplicate deals: an even number)")
+    p.add_argument("--batches", type=int, default=None, help="batches to play now (default: until done)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--report", action="store_true", help="print the table; play nothing")
+    p.add_argument("--out", default=str(OUT))
+    args = p.parse_args(argv)
+    if args.batch < 2 or args.batch % 2:
+        p.error("--batch must be an even number of at least 2")
+    log = Path(args.out + ".jsonl")
+    rows = batches(log)
+    played_now = 0
+    started = time.time()
+    for name in ([] if args.report else args.match or list(MATCHES)):
+        a, b, wanted, _ = MATCHES[name]
+        while summary(name, rows)["games"] < wanted and (args.batches is None or played_now < args.batches):
+            index = sum(1 for r in rows if r["match"] == name)
+            try:
+                rep = evaluate([a, b], Rules.preset("podkidnoy"), games=args.batch, seed=args.seed + 1000 * index,
+                               workers=args.workers)
+            except KeyboardInterrupt:
+                print(f"equal_time: stopped by the user in {name}; run again to continue", file=sys.stderr)
+                return 130
+            sa, sb = rep.stats
+            row = {"match": name, "batch": index, "games": rep.games, "a_fools": sa.fools, "b_fools": sb.fools,
+                   "draws": sa.draws, "a_ms": sa.ms_per_move, "b_ms": sb.ms_per_move,
+                   "seconds": round(rep.seconds, 1)}
+            with open(log, "a") as f:
+                f.write(json.dumps(row) + "\n")
+            rows.append(row)
+            played_now += 1
+            s = summary(name, rows)
+            print(f"equal_time: {name} batch {index}: {a} not the fool in {s['share']:.3f} of {s['games']} games "
+                  f"so far ({s['a_ms']:.1f} / {s['b_ms']:.1f} ms a move)", flush=True)
+    text = report(rows)
+    Path(args.out + ".md").write_text(text + "\n")
+    print(text)
+    print(f"equal_time: {played_now} batches played in {time.time() - started:.0f} s; wrote {args.out}.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
