@@ -33,10 +33,10 @@ from baselines.evaluate import evaluate  # noqa: E402
 from durak_env import Rules  # noqa: E402
 
 LADDER = ["random", "easy", "heuristic", "search:mcts:100", "search:fast", "search:medium", "search:strong",
-          "search:mcts:1000", "trained", "search:policy", "search:mcts:10000"]
+          "search:mcts:1000", "trained", "search:policy", "search:mcts:10000", "search:net:30ms", "search:net:1s"]
 """Roughly weakest to strongest: each bot meets random and its neighbours here."""
 SLOW = {"search:strong", "search:policy", "search:mcts:10000", "search:mcts:100000", "search:mcts:1s",
-        "search:mcts:3s"}
+        "search:mcts:3s", "search:net:1s"}
 """Bots of 50 ms a move or more: their pairings play ``--slow-games``."""
 OUT = Path(__file__).with_name("ladder")
 ANCHOR = "random"

@@ -80,6 +80,7 @@ class Witness:
 
 @pytest.mark.parametrize("preset, players, opponents", [
     ("podkidnoy", 2, ["heuristic"]), ("podkidnoy", 2, ["trained"]), ("perevodnoy", 2, ["easy"]),
+    ("perevodnoy", 2, ["search:net"]),
     ("seed003", 4, ["heuristic", "random", "easy"]), ("seed001-transfer", 3, ["search:fast"]),
     ("seed001-transfer", 3, ["trained", "trained"]), ("seed003", 4, ["trained"] * 3),
 ])
@@ -122,7 +123,7 @@ def test_options_offer_presets_seats_and_bots(client):
     assert presets["seed003"]["trained"] == [4]  # the page offers each shipped bot at the table it was made for
     assert data["preset"] == "podkidnoy" and data["opponents"] == ["heuristic"]
     names = {b["name"] for b in data["bots"]}
-    assert {"random", "easy", "heuristic", "search:fast", "search:medium", "search:strong"} <= names
+    assert {"random", "easy", "heuristic", "search:fast", "search:medium", "search:strong", "search:mcts"} <= names
 
 
 def test_the_page_and_its_files_are_served_and_nothing_else(client):

@@ -64,7 +64,9 @@ MAX_ITEMS = 60_000
 """The most values a body may hold (a record of the longest deal, 10,000 moves of three fields, fits twice)."""
 GAMES_PER_MINUTE = 60
 """New tables one address may open in a minute; past it, 429 (a page that loops cannot evict everyone's games)."""
-BUILTIN_BOTS = ("random", "easy", "heuristic", *(f"search:{level}" for level in LEVELS))
+BUILTIN_BOTS = ("random", "easy", "heuristic", *(f"search:{level}" for level in LEVELS), "search:mcts")
+SHIPPED_POLICY_BOTS = ("trained", "search:net")
+"""Bots built on the shipped policy for the rules in play: offered where a preset and table size have one."""
 
 
 @dataclass
@@ -187,7 +189,7 @@ def bot_choices(options: Options) -> list[dict[str, Any]]:
     shipped trained bots are offered where a preset lists them, ``presets_offered``)."""
     choices = [{"name": name, "label": label} for name, label in (
         ("heuristic", "Heuristic (seed 004's opponent)"), ("easy", "Easy (plays loosely)"), ("random", "Random"),
-        *((f"search:{level}", f"Search, {level}") for level in LEVELS))]
+        *((f"search:{level}", f"Search, {level}") for level in LEVELS), ("search:mcts", "Tree search (MCTS)"))]
     return choices + [{"name": name, "label": f"{name} (bot file)"} for name in options.bot_files]
 
 
@@ -214,7 +216,7 @@ def make_app(options: Options | None = None) -> Starlette:
             raise Refused(422, f"a bot is named by a string, got {name!r}")
         if name in options.bot_files:
             bot = make_bot(options.bot_files[name], seed=seed)
-        elif name in BUILTIN_BOTS or name == "trained":
+        elif name in BUILTIN_BOTS or name in SHIPPED_POLICY_BOTS:
             try:
                 bot = make_bot(name, seed=seed, rules=rules)
             except ValueError as err:

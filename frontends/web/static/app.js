@@ -137,7 +137,10 @@ function fillOpponents() {
   const box = $("opponents");
   box.innerHTML = "";
   const choices = [...options.bots];
-  if (presetInfo().trained.includes(n)) choices.unshift({name: "trained", label: "Trained (the shipped bot)"});
+  if (presetInfo().trained.includes(n)) {  // the shipped policy, and the tree search it guides
+    choices.unshift({name: "trained", label: "Trained (the shipped bot)"},
+                    {name: "search:net", label: "Trained + tree search (30 ms a move)"});
+  }
   for (let seat = 1; seat < n; seat++) {
     const label = document.createElement("label");
     label.textContent = `Player ${seat + 1} `;
