@@ -227,7 +227,7 @@ def test_files_named_in_docstrings_and_docs_exist():
     missing = set()
     for path in texts:
         for name in re.findall(r"\b((?:tests|benchmarks|training|baselines|docs|configs|frontends|durak_env)/"
-                               r"[\w/.-]+\.(?:py|md|yaml|onnx|json|png))", path.read_text(errors="ignore")):
+                               r"[\w/.-]+\.(?:py|md|yaml|onnx|jsonl|json|png))\b", path.read_text(errors="ignore")):
             if not (ROOT / name).exists() and "nope" not in name:  # test_cli names a missing config on purpose
                 missing.add(f"{path.relative_to(ROOT)}: {name}")
         for name in re.findall(r"\b(test_\w+)\.py\b", path.read_text(errors="ignore")):
