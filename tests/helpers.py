@@ -80,3 +80,22 @@ def random_game(rules: Rules, seed: int, check=None) -> Game:
         if check:
             check(game)
     return game
+
+
+def twins(rules: Rules, seeds, longest: int = 60):
+    """Positions partway into seeded random deals where the seat to act has a choice, each with a twin that the
+    seat cannot tell from it (every card it cannot see dealt again): ``(game, twin, seat)``.  A bot that reads
+    only its view must choose the same move in both."""
+    from test_information import shuffle_hidden
+
+    for seed in seeds:
+        game = Game(rules, seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(5, longest)):
+            if game.is_over:
+                break
+            game.step(rng.choice(game.legal_actions()))
+        if game.is_over or len(game.legal_actions()) < 2:
+            continue
+        seat = game.to_act
+        yield game, Game.from_dict(shuffle_hidden(game.to_dict(), seat, rng)), seat

@@ -1,9 +1,8 @@
 """Baseline bots: seed 004's opponent exactly, the easy player, search that cannot see hidden cards."""
 
-import random
 
 import pytest
-from helpers import act, legal, position
+from helpers import act, legal, position, twins
 
 from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot, make_bot
 from durak_env import Game, Rules, decode_action
@@ -145,24 +144,10 @@ def test_easy_mixes_random_moves():
 
 def test_search_bot_sees_only_its_information_set():
     """Two positions the seat cannot tell apart give the same move for the same seed."""
-    from test_information import shuffle_hidden
-
     checked = 0
-    for seed in range(40):
-        game = Game(Rules(num_players=3), seed)
-        rng = random.Random(seed)
-        for _ in range(rng.randrange(5, 60)):
-            if game.is_over:
-                break
-            game.step(rng.choice(game.legal_actions()))
-        if game.is_over or len(game.legal_actions()) < 2:
-            continue
-        seat = game.to_act
-        twin = Game.from_dict(shuffle_hidden(game.to_dict(), seat, rng))
+    for game, twin, seat in twins(Rules(num_players=3), range(40)):
         assert twin.to_dict() != game.to_dict() or not game.stock
-        a = SearchBot(seed=5, worlds=6).act(game.view(seat))
-        b = SearchBot(seed=5, worlds=6).act(twin.view(seat))
-        assert a == b
+        assert SearchBot(seed=5, worlds=6).act(game.view(seat)) == SearchBot(seed=5, worlds=6).act(twin.view(seat))
         checked += 1
     assert checked > 10
 

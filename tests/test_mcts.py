@@ -2,11 +2,10 @@
 that grows where the playouts go, budgets by playouts or time, more playouts playing better, and names that
 parse or are refused in one line."""
 
-import random
 import time
 
 import pytest
-from helpers import act, legal, position
+from helpers import act, legal, position, twins
 
 from baselines import make_bot
 from baselines.evaluate import evaluate
@@ -28,20 +27,8 @@ def test_it_plays_only_legal_moves_to_the_end(preset, players):
 
 def test_it_sees_only_its_information_set():
     """Two positions the seat cannot tell apart give the same move for the same seed."""
-    from test_information import shuffle_hidden
-
     checked = 0
-    for seed in range(30):
-        game = Game(Rules(num_players=3), seed)
-        rng = random.Random(seed)
-        for _ in range(rng.randrange(5, 60)):
-            if game.is_over:
-                break
-            game.step(rng.choice(game.legal_actions()))
-        if game.is_over or len(game.legal_actions()) < 2:
-            continue
-        seat = game.to_act
-        twin = Game.from_dict(shuffle_hidden(game.to_dict(), seat, rng))
+    for game, twin, seat in twins(Rules(num_players=3), range(30)):
         assert MCTSBot(seed=5, playouts=60).act(game.view(seat)) == MCTSBot(seed=5, playouts=60).act(twin.view(seat))
         checked += 1
     assert checked > 8
@@ -114,26 +101,13 @@ def test_bad_names_are_refused_in_one_line(name, words):
 # ----- search:net: the tree guided by the shipped policy (baselines/netsearch.py) ------------------------------
 
 def test_the_network_search_plays_legal_moves_from_its_view_alone():
-    from test_information import shuffle_hidden
-
-    bot = make_bot("search:net:40", seed=2)
     checked = 0
-    for seed in range(12):
-        game = Game(Rules(), seed)
-        rng = random.Random(seed)
-        for _ in range(rng.randrange(3, 40)):
-            if game.is_over:
-                break
-            game.step(rng.choice(game.legal_actions()))
-        if game.is_over or len(game.legal_actions()) < 2:
-            continue
-        seat = game.to_act
-        twin = Game.from_dict(shuffle_hidden(game.to_dict(), seat, rng))
-        a = make_bot("search:net:40", seed=5).act(game.view(seat))
-        assert a in game.legal_actions()
-        assert a == make_bot("search:net:40", seed=5).act(twin.view(seat))
+    for game, twin, seat in twins(Rules(), range(12), longest=40):
+        action = make_bot("search:net:40", seed=5).act(game.view(seat))
+        assert action in game.legal_actions()
+        assert action == make_bot("search:net:40", seed=5).act(twin.view(seat))
         checked += 1
-    assert checked > 4 and bot.name == "search-net-40"
+    assert checked > 4 and make_bot("search:net:40").name == "search-net-40"
 
 
 def test_the_network_search_counts_its_playouts_and_batches_its_leaves():
