@@ -22,6 +22,8 @@ import math
 import random
 import re
 import time
+from dataclasses import dataclass
+from typing import Callable
 
 from durak_env.engine.determinize import sample_world
 from durak_env.engine.game import Game
@@ -37,6 +39,77 @@ EXPLORATION = 0.7
 ROLLOUTS = ("random", "heuristic")
 
 
+BUDGET = re.compile(r"^(?:(?P<playouts>\d+)|(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s))$")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A tree search's budget a move: ``playouts``, or as many playouts as ``seconds`` allow (at least one batch).
+    ``bot`` names the search in refusals."""
+
+    bot: str
+    playouts: int | None = None
+    seconds: float | None = None
+
+    def __post_init__(self):
+        if (self.playouts is None) == (self.seconds is None):
+            raise ValueError(f"{self.bot} takes a budget of playouts or of seconds a move, one of them")
+        if self.playouts is not None and self.playouts < 1:
+            raise ValueError(f"{self.bot} needs at least 1 playout a move, got {self.playouts}")
+        if self.seconds is not None and not self.seconds > 0:
+            raise ValueError(f"{self.bot} needs a positive time a move, got {self.seconds}")
+
+    @classmethod
+    def parse(cls, text: str, bot: str) -> "Budget":
+        """The budget as a bot's name gives it: playouts (``1000``) or a time a move (``30ms``, ``1s``)."""
+        match = BUDGET.match(text)
+        if match is None:
+            raise ValueError(f"{bot} budget {text!r} is neither playouts (1000) nor a time (30ms, 1s)")
+        if match["playouts"]:
+            return cls(bot, playouts=int(match["playouts"]))
+        return cls(bot, seconds=float(match["amount"]) / (1000 if match["unit"] == "ms" else 1))
+
+    @property
+    def label(self) -> str:
+        """``1000`` or ``30ms``: the budget in a bot's name."""
+        return f"{self.seconds * 1000:g}ms" if self.seconds is not None else str(self.playouts)
+
+    def spend(self, batch: int, playouts: Callable[[int], None]) -> int:
+        """Call ``playouts(k)``, which makes ``k`` playouts, ``batch`` at a time until the budget is spent; the
+        playouts made."""
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        done = 0
+        while True:
+            size = batch if self.playouts is None else min(batch, self.playouts - done)
+            playouts(size)
+            done += size
+            if deadline is not None:
+                if time.perf_counter() >= deadline:
+                    return done
+            elif done >= self.playouts:
+                return done
+
+
+class TreeSearch:
+    """What the tree searches share: a budget a move (``budget``, with ``playouts`` and ``seconds`` read from it),
+    a seeded generator, and the playouts made for the last decision (``last_playouts``)."""
+
+    budget: Budget
+    rng: random.Random
+    last_playouts: int = 0
+
+    @property
+    def playouts(self) -> int | None:
+        return self.budget.playouts
+
+    @property
+    def seconds(self) -> float | None:
+        return self.budget.seconds
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+
 class Node:
     """A sequence of choices since the root: its children by action, and per seat the results through it."""
 
@@ -50,46 +123,27 @@ class Node:
         self.totals = [0.0] * seats
 
 
-class MCTSBot:
+class MCTSBot(TreeSearch):
     """ISMCTS with ``playouts`` playouts a move, or as many as ``seconds`` allow (at least one)."""
 
     def __init__(self, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
                  rollout: str = "random", exploration: float = EXPLORATION):
-        if playouts is not None and playouts < 1:
-            raise ValueError(f"search:mcts needs at least 1 playout a move, got {playouts}")
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"search:mcts needs a positive time a move, got {seconds}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"unknown rollout {rollout!r}; rollouts: {', '.join(ROLLOUTS)}")
-        self.playouts = playouts if playouts is not None or seconds is not None else PLAYOUTS
-        self.seconds = seconds
+        if playouts is None and seconds is None:
+            playouts = PLAYOUTS
+        self.budget = Budget("search:mcts", playouts, seconds)
         self.rollout = rollout
         self.exploration = exploration
         self.rng = random.Random(seed)
-        budget = f"{seconds * 1000:g}ms" if seconds is not None else str(self.playouts)
-        self.name = f"search-mcts-{budget}"
-        self.last_playouts = 0
-        """Playouts made for the last decision (the time budget's count)."""
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
+        self.name = f"search-mcts-{self.budget.label}"
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
         root = Node(len(view.hand_sizes))
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done = 0
-        while True:
-            self.playout(root, sample_world(view, self.rng))
-            done += 1
-            if deadline is not None:
-                if time.perf_counter() >= deadline:
-                    break
-            elif done >= self.playouts:
-                break
-        self.last_playouts = done
+        self.last_playouts = self.budget.spend(1, lambda _: self.playout(root, sample_world(view, self.rng)))
         return max(legal, key=lambda a: (root.children[a].visits, -a) if a in root.children else (-1, -a))
 
     def playout(self, root: Node, game: Game) -> None:
@@ -149,19 +203,6 @@ class MCTSBot:
         return game.result.rewards()
 
 
-BUDGET = re.compile(r"^(?:(?P<playouts>\d+)|(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s))$")
-
-
-def read_budget(text: str, bot: str) -> tuple[int | None, float | None]:
-    """A search's budget as its name gives it: playouts (``1000``) or a time a move (``30ms``, ``1s``)."""
-    match = BUDGET.match(text)
-    if match is None:
-        raise ValueError(f"{bot} budget {text!r} is neither playouts (1000) nor a time (30ms, 1s)")
-    if match["playouts"]:
-        return int(match["playouts"]), None
-    return None, float(match["amount"]) / (1000 if match["unit"] == "ms" else 1)
-
-
 def mcts_from_name(arg: str, seed: int | None = None) -> MCTSBot:
     """``search:mcts[:<playouts>|<n>ms|<n>s][:heuristic]`` -> the bot; ``arg`` is what follows ``search:mcts``."""
     parts = [p for p in arg.split(":") if p] if arg else []
@@ -172,8 +213,8 @@ def mcts_from_name(arg: str, seed: int | None = None) -> MCTSBot:
         raise ValueError(f"search:mcts takes one budget, e.g. search:mcts:1000, search:mcts:30ms; got {arg!r}")
     if not parts:
         return MCTSBot(seed, rollout=rollout)
-    playouts, seconds = read_budget(parts[0], "search:mcts")
-    return MCTSBot(seed, playouts=playouts, seconds=seconds, rollout=rollout)
+    budget = Budget.parse(parts[0], "search:mcts")
+    return MCTSBot(seed, playouts=budget.playouts, seconds=budget.seconds, rollout=rollout)
 
 
-__all__ = ["MCTSBot", "PLAYOUTS", "mcts_from_name", "read_budget"]
+__all__ = ["Budget", "MCTSBot", "PLAYOUTS", "TreeSearch", "mcts_from_name"]

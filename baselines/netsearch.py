@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from durak_env.engine.determinize import sample_world
 from durak_env.engine.game import Game
 from durak_env.engine.view import SeatView
 
-from .mcts import read_budget
+from .mcts import Budget, TreeSearch
 
 SECONDS = 0.03
 """Time a move of ``search:net``."""
@@ -44,32 +43,22 @@ class NetNode:
         self.pending = 0
 
 
-class NetSearchBot:
+class NetSearchBot(TreeSearch):
     """PUCT over dealt worlds with ``policy`` (a ``PolicyBot`` with a value head) for priors and values."""
 
     def __init__(self, policy, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
                  batch: int = BATCH, c_puct: float = C_PUCT):
-        if policy.predict(np.zeros((1, policy.encoder.size), np.float32),
-                          np.ones((1, policy.encoder.num_actions), np.int8))[1] is None:
+        if not policy.has_value:
             raise ValueError(f"search:net needs a bot file with a value head; {policy.name} has none")
-        if playouts is not None and playouts < 1:
-            raise ValueError(f"search:net needs at least 1 playout a move, got {playouts}")
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"search:net needs a positive time a move, got {seconds}")
+        if playouts is None and seconds is None:
+            seconds = SECONDS
+        self.budget = Budget("search:net", playouts, seconds)
         self.policy, self.rules, self.encoder = policy, policy.rules, policy.encoder
-        self.playouts = playouts
-        self.seconds = seconds if seconds is not None or playouts is not None else SECONDS
         self.batch, self.c_puct = batch, c_puct
         self.rng = random.Random(seed)
-        budget = f"{self.seconds * 1000:g}ms" if self.seconds is not None else str(playouts)
-        self.name = f"search-net-{budget}"
-        self.last_playouts = 0
-        width = self.encoder.num_actions
+        self.name = f"search-net-{self.budget.label}"
         self._obs = np.zeros((batch, self.encoder.size), dtype=np.float32)
-        self._mask = np.zeros((batch, width), dtype=np.int8)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
+        self._mask = np.zeros((batch, self.encoder.num_actions), dtype=np.int8)
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions
@@ -79,18 +68,7 @@ class NetSearchBot:
             raise ValueError(f"{self.policy.name} was trained for other rules ({self.rules.describe()}); "
                              f"this game is {view.rules.describe()}")
         root = NetNode(len(view.hand_sizes))
-        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        done = 0
-        while True:
-            size = self.batch if self.playouts is None else min(self.batch, self.playouts - done)
-            self.playout_batch(root, view, size)
-            done += size
-            if deadline is not None:
-                if time.perf_counter() >= deadline:
-                    break
-            elif done >= self.playouts:
-                break
-        self.last_playouts = done
+        self.last_playouts = self.budget.spend(self.batch, lambda size: self.playout_batch(root, view, size))
         priors = root.priors or {}
         return max(legal, key=lambda a: (root.children[a].visits if a in root.children else 0, priors.get(a, 0.0)))
 
@@ -172,8 +150,8 @@ def net_search_from_name(arg: str, policy, seed: int | None = None) -> NetSearch
     """``search:net[:<playouts>|<n>ms|<n>s]`` -> the bot; ``arg`` is what follows ``search:net:``."""
     if not arg:
         return NetSearchBot(policy, seed)
-    playouts, seconds = read_budget(arg, "search:net")
-    return NetSearchBot(policy, seed, playouts=playouts, seconds=seconds)
+    budget = Budget.parse(arg, "search:net")
+    return NetSearchBot(policy, seed, playouts=budget.playouts, seconds=budget.seconds)
 
 
 __all__ = ["NetSearchBot", "net_search_from_name"]

@@ -86,6 +86,11 @@ class PolicyBot:
         values = None if self._values is None else np.asarray(self._values(obs, mask)).reshape(-1)
         return np.asarray(self._probabilities(obs, mask)), values
 
+    @property
+    def has_value(self) -> bool:
+        """Whether the file has a value head (files exported before 0.2 have none)."""
+        return self._values is not None
+
     def value(self, view: SeatView) -> float | None:
         """The policy's estimate of the deal's outcome for the view's seat (-1 the fool, +1 first out), from
         the view alone; None for a bot file without a value head."""

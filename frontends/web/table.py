@@ -6,8 +6,8 @@ its public result): the other hands as counts with the cards each seat was seen 
 discard as cards only where the rules show it.  The deal's seed would give every hidden card away
 (the shuffle is public code), so the page gets a random deal number while the deal runs, drawn afresh for
 each deal and unrelated to the seed, and the seed once it ends, with the game record.  Seeds are 64 random
-bits, and travel as decimal strings (a JSON number loses digits past 2**53 in the browser).  The engine is the one authority on the rules: the page is told
-which actions are legal and sends one of their indices back.
+bits, and travel as decimal strings (a JSON number loses digits past 2**53 in the browser).  The engine is
+the one authority on the rules: the page is told which actions are legal and sends one of their indices back.
 """
 
 from __future__ import annotations
@@ -200,8 +200,10 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
     legal = view.legal_actions
     by_card: dict[str, list[dict]] = {}
     take = done = None
+    kinds = set()
     for action in legal:
         move = decode_action(action, rules)
+        kinds.add(move.kind)
         if move.card is None:
             take, done = (action, done) if move.kind == "take" else (take, action)
         else:
@@ -212,6 +214,8 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
         entry["actions"] = sorted(by_card.get(str(card), []), key=lambda a: ("defend", "attack", "transfer").index(
             a["kind"]))
         hand.append(entry)
+    # Who a transfer would pass the attack to (the next seat in play after the defender: public).
+    transfer_to = table.name(table.game.next_in(view.defender)) if "transfer" in kinds else None
     seats = []
     result = table.game.result if view.is_over else None
     for s, size in enumerate(view.hand_sizes):
@@ -234,12 +238,9 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
                     "cards": None if view.discard_mask is None else
                     [card_json(c, trump) for c in sorted_hand(list(view.discard), trump)]},
         "your_turn": bool(legal), "take": take, "done": done, "taking": view.taking,
-        "answer": view.to_answer if any(a["kind"] == "defend" for c in hand for a in c["actions"]) else None,
-        "transfer_to": table.name(table.game.next_in(view.defender)) if any(
-            a["kind"] == "transfer" for c in hand for a in c["actions"]) else None,
-        "points_shown": table.match is not None or table.preset == "seed003",
-        "best": best_figure_key(table), "moves": len(table.moves),
-        "status": status(view, table), "over": view.is_over,
+        "answer": view.to_answer if "defend" in kinds else None, "transfer_to": transfer_to,
+        "points_shown": table.match is not None or table.preset == "seed003", "best": best_figure_key(table),
+        "status": status(view, table, transfer_to), "over": view.is_over,
     }
     if view.is_over:
         r = result
@@ -254,15 +255,16 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
     return state
 
 
-def status(view: SeatView, table: Table) -> str:
+def status(view: SeatView, table: Table, transfer_to: str | None) -> str:
+    """The status line; ``transfer_to`` names who a transfer would pass the attack to, where one is legal."""
     if view.is_over:
         return "The deal is over."
     role = doing(view, view.seat)
     if view.legal_actions:
         text = {"leading": "Your lead: play any card.", "may throw in": "You may throw in a card of a rank on the "
                 "table, or Pass.", "defending": "Beat the first unbeaten card, or Pick up."}.get(role, "Your move.")
-        if any(decode_action(a, view.rules).kind == "transfer" for a in view.legal_actions):
-            text += f" Or Transfer the attack to {table.name(table.game.next_in(view.defender))} with a card of its rank."
+        if transfer_to is not None:
+            text += f" Or Transfer the attack to {transfer_to} with a card of its rank."
         return text
     return f"{table.name(view.to_act).capitalize()} to move."
 
