@@ -356,8 +356,10 @@ def test_new_game_is_disabled_while_the_bots_move_and_long_logs_keep_their_numbe
     options = page.locator("#hand .card.legal").all() + [page.locator(b) for b in ("#take", "#done")
                                                           if page.is_enabled(b)]
     options[0].click()  # the bots answer, 0.4 s a move
-    assert page.evaluate("document.body.dataset.busy") == "1"
-    assert page.is_disabled("#deal") and page.is_disabled("#again")  # visibly disabled, not silently ignored
+    # Read at one instant: while the bots move, New game and Again are visibly disabled, not silently ignored.
+    seen = page.evaluate("[document.body.dataset.busy, ...['deal', 'again'].map((id) => "
+                         "document.getElementById(id).disabled)]")
+    assert seen == ["1", True, True], seen
     tab.idle()
     assert page.is_enabled("#deal")
     page.evaluate("() => { for (let i = 0; i < 130; i++) appendLog('heuristic (player 2): attack 10♠', 'move'); }")
