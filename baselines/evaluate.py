@@ -316,9 +316,12 @@ def _run_in_pool(tasks: list[tuple], workers: int, take, notes: list[str]) -> No
         pool = ProcessPoolExecutor(workers, initializer=_ignore_interrupts)
         try:
             rest = tasks[done:]
-            for result in pool.map(play_deal, rest, chunksize=max(1, len(rest) // (workers * 8))):
-                take(result)
-                done += 1
+            size = max(1, len(rest) // (workers * 8))
+            chunks = [pool.submit(_play_chunk, rest[i:i + size]) for i in range(0, len(rest), size)]
+            for chunk in chunks:
+                for result in chunk.result():
+                    take(result)
+                    done += 1
             pool.shutdown()
             return
         except BrokenProcessPool:
@@ -332,11 +335,20 @@ def _run_in_pool(tasks: list[tuple], workers: int, take, notes: list[str]) -> No
             raise
 
 
+def _play_chunk(chunk: list[tuple]) -> list:
+    """One worker's share of decks, played in order (one round trip per chunk, not per deck)."""
+    return [play_deal(task) for task in chunk]
+
+
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now, not after their current decks."""
+    """Stop a pool's workers now, not after their current decks.
+
+    The futures are left for the pool to fail: cancelling them here as well races the pool's own thread,
+    which on Python 3.11 then prints an InvalidStateError traceback (``Executor.map`` cancels on exit, so
+    the decks are submitted by hand)."""
     for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public call before Python 3.14
         proc.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=False)
 
 
 class Tally:
