@@ -59,6 +59,8 @@ class NetSearchBot(TreeSearch):
         self.name = f"search-net-{self.budget.label}"
         self._obs = np.zeros((batch, self.encoder.size), dtype=np.float32)
         self._mask = np.zeros((batch, self.encoder.num_actions), dtype=np.int8)
+        self.last_visits: dict[int, int] = {}
+        """The playouts through each move at the root of the last search (what expert iteration learns)."""
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions
@@ -69,6 +71,7 @@ class NetSearchBot(TreeSearch):
                              f"this game is {view.rules.describe()}")
         root = NetNode(len(view.hand_sizes))
         self.last_playouts = self.budget.spend(self.batch, lambda size: self.playout_batch(root, view, size))
+        self.last_visits = {a: child.visits for a, child in root.children.items()}
         priors = root.priors or {}
         return max(legal, key=lambda a: (root.children[a].visits if a in root.children else 0, priors.get(a, 0.0)))
 

@@ -33,6 +33,23 @@ def policy_from_checkpoint(ckpt: dict) -> PolicyNet:
     return net
 
 
+def policy_from_bot_file(path: str | Path) -> PolicyNet:
+    """The network of an exported ONNX bot file, in eval mode, to train further (its weights are named as
+    ``ActionProbabilities(PolicyNet)``'s state, so they load by name)."""
+    import onnx
+    from onnx import numpy_helper
+
+    from baselines.policy_file import load_bot
+
+    bot = load_bot(path)  # refuses what is not a bot file, and names its rules and widths
+    weights = {w.name.removeprefix("net."): torch.from_numpy(numpy_helper.to_array(w).copy())
+               for w in onnx.load(str(path)).graph.initializer}
+    net = PolicyNet(bot.encoder.size, bot.encoder.num_actions, bot.metadata["hidden_sizes"])
+    net.load_state_dict(weights)
+    net.eval()
+    return net
+
+
 def export(checkpoint: str | Path, fmt: str, out: str | Path) -> Path:
     """Write the policy of ``checkpoint`` (a file, or a run folder's latest) as a bot file."""
     if fmt not in FORMATS:
@@ -76,4 +93,4 @@ def write_bot(model: torch.nn.Module, meta: dict, obs_size: int, num_actions: in
     return out
 
 
-__all__ = ["FORMATS", "export", "policy_from_checkpoint", "write_bot"]
+__all__ = ["FORMATS", "export", "policy_from_bot_file", "policy_from_checkpoint", "write_bot"]

@@ -1,0 +1,211 @@
+"""Expert iteration: distil the network search into the fast policy, and repeat.
+
+Each round, ``search:net`` guided by the current policy (a bot file) plays deals, mostly against itself and
+against the policy alone and HeuristicBot; at each of its decisions with a choice the share of the root's
+playouts through each move is recorded, with the deal's outcome for its seat.  The policy is then trained
+from its current weights on those move shares (cross-entropy with the search's distribution, so the network
+learns what the search found and not only its top move) and on the outcomes (the value head), and written as
+the next round's bot file.  The next round's search is guided by that bot: a better prior makes a better
+search, which teaches a better prior (Anthony et al., "Thinking Fast and Slow with Deep Learning and Tree
+Search", 2017; AlphaZero's training target).
+
+A run is a folder and resumes where it stopped: each round's deals are written in parts
+(``round-K/part-NNNN.npz``) that a rerun keeps, and a round with its ``bot.onnx`` is done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from baselines import make_bot
+from baselines.netsearch import NetSearchBot
+from baselines.policy_file import load_bot
+from durak_env.engine.game import Game
+from durak_env.engine.loop import play, seated
+
+from .export import policy_from_bot_file, write_bot
+from .policy import ActionProbabilities
+
+PART_GAMES = 20
+"""Deals per part file (the unit a rerun keeps)."""
+
+
+@dataclass(frozen=True)
+class ExpertConfig:
+    start: str
+    """The bot file the first round's search is guided by, and whose weights the policy starts from."""
+    out: str
+    """The run folder."""
+    rounds: int = 2
+    games: int = 2000
+    """Deals per round."""
+    playouts: int = 400
+    """Playouts of the search at each decision (a count, not a time, so that a round is the same on any
+    machine and under any load)."""
+    opponents: tuple = (("search", 0.5), ("policy", 0.25), ("heuristic", 0.25))
+    """Share of deals by who sits at the other seats: the search itself, the policy it is guided by, or
+    HeuristicBot."""
+    epochs: int = 4
+    learning_rate: float = 3e-4
+    batch_size: int = 1024
+    seed: int = 1
+    workers: int = 2
+
+
+def search_deals(task: tuple) -> dict[str, np.ndarray]:
+    """Play ``games`` deals with the search at one seat (and at the others when they are "search"); returns
+    its observations, masks, move shares and outcomes at its decisions with a choice."""
+    bot_file, playouts, games, seed, opponents = task
+    policy = load_bot(bot_file)
+    rules, enc = policy.rules, policy.encoder
+    rng = random.Random(seed)
+    search = NetSearchBot(policy, seed=seed, playouts=playouts)
+    others = {"search": None, "policy": policy.act, "heuristic": make_bot("heuristic", seed=seed).act}
+    kinds, weights = zip(*opponents)
+    obs, masks, shares, seats = [], [], [], []
+
+    def searched(view) -> int:
+        action = search.act(view)
+        if len(view.legal_actions) > 1:
+            total = sum(search.last_visits.values())
+            share = np.zeros(enc.num_actions, dtype=np.float32)
+            for a, visits in search.last_visits.items():
+                share[a] = visits / total
+            obs.append(enc.encode(view))
+            masks.append(enc.mask(view))
+            shares.append(share)
+            seats.append(view.seat)
+        return action
+
+    outcomes: list[float] = []
+    for _ in range(games):
+        game = Game(rules, seed=rng.getrandbits(63))
+        n = rules.num_players
+        learner = rng.randrange(n)
+        kind = rng.choices(kinds, weights)[0]
+        seated_moves = [searched if s == learner or kind == "search" else others[kind] for s in range(n)]
+        first = len(seats)
+        play(game, seated(seated_moves))
+        if game.result is None:  # cut off by the move limit: no outcome to learn from
+            del obs[first:], masks[first:], shares[first:], seats[first:]
+            continue
+        rewards = game.result.rewards()
+        outcomes += [rewards[seat] for seat in seats[first:]]
+    return {"obs": np.asarray(obs, dtype=np.float32).reshape(-1, enc.size),
+            "mask": np.asarray(masks, dtype=np.int8).reshape(-1, enc.num_actions),
+            "share": np.asarray(shares, dtype=np.float32).reshape(-1, enc.num_actions),
+            "outcome": np.asarray(outcomes, dtype=np.float32)}
+
+
+def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: Path) -> dict:
+    """Train the policy of ``bot_file`` on the search's move shares and the outcomes; write ``out``."""
+    torch.manual_seed(cfg.seed)
+    source = load_bot(bot_file)
+    net = policy_from_bot_file(bot_file)
+    net.train()
+    tensors = {k: torch.from_numpy(v) for k, v in data.items()}
+    n = len(tensors["obs"])
+    held = max(1, n // 20)  # a twentieth held out, to report what the network learned beyond its data
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(cfg.seed))
+    train_rows, test_rows = order[held:], order[:held]
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+
+    def losses(rows):
+        logits, value = net(tensors["obs"][rows], tensors["mask"][rows])
+        pi = torch.nn.functional.cross_entropy(logits, tensors["share"][rows])
+        v = 0.5 * ((value - tensors["outcome"][rows]) ** 2).mean()
+        agree = (logits.argmax(-1) == tensors["share"][rows].argmax(-1)).float().mean()
+        return pi, v, agree
+
+    with torch.no_grad():
+        before = [float(x) for x in losses(test_rows)]
+    for _ in range(cfg.epochs):
+        shuffled = train_rows[torch.randperm(len(train_rows))]
+        for start in range(0, len(shuffled), cfg.batch_size):
+            pi, v, _ = losses(shuffled[start:start + cfg.batch_size])
+            opt.zero_grad()
+            (pi + 0.5 * v).backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            opt.step()
+    net.eval()
+    with torch.no_grad():
+        after = [float(x) for x in losses(test_rows)]
+    meta = dict(source.metadata, trainer="expert-iteration", teacher=f"search:net:{cfg.playouts}",
+                guided_by=Path(bot_file).name, decisions=n)
+    write_bot(ActionProbabilities(net), meta, net.obs_size, net.num_actions, "onnx", out)
+    names = ("policy_loss", "value_loss", "agreement")
+    return {"decisions": n, "held_out_before": dict(zip(names, before)), "held_out_after": dict(zip(names, after))}
+
+
+def run_round(k: int, bot_file: str, cfg: ExpertConfig, say) -> str:
+    """Round ``k``: the search's deals (parts already written are kept), then the distilled bot file."""
+    folder = Path(cfg.out) / f"round-{k}"
+    bot = folder / "bot.onnx"
+    if bot.exists():
+        return str(bot)
+    folder.mkdir(parents=True, exist_ok=True)
+    tasks = [(bot_file, cfg.playouts, min(PART_GAMES, cfg.games - i), cfg.seed * 1_000_003 + k * 10_007 + i,
+              cfg.opponents) for i in range(0, cfg.games, PART_GAMES)]
+    todo = [(i, t) for i, t in enumerate(tasks) if not (folder / f"part-{i:04d}.npz").exists()]
+    started = time.monotonic()
+    with ProcessPoolExecutor(cfg.workers) as pool:
+        for done, ((i, _), part) in enumerate(zip(todo, pool.map(search_deals, [t for _, t in todo])), 1):
+            tmp = folder / f"part-{i:04d}.tmp.npz"
+            np.savez_compressed(tmp, **part)
+            tmp.replace(folder / f"part-{i:04d}.npz")
+            say(f"round {k}: part {len(tasks) - len(todo) + done}/{len(tasks)} "
+                f"({(time.monotonic() - started) / done:.0f} s a part)")
+    parts = [np.load(folder / f"part-{i:04d}.npz") for i in range(len(tasks))]
+    data = {key: np.concatenate([p[key] for p in parts]) for key in ("obs", "mask", "share", "outcome")}
+    stats = distil(bot_file, data, cfg, bot)
+    (folder / "distil.json").write_text(json.dumps(stats, indent=1))
+    say(f"round {k}: {json.dumps(stats)}")
+    return str(bot)
+
+
+def run(cfg: ExpertConfig, say=print) -> str:
+    """Every round in turn (those done are skipped); returns the last round's bot file."""
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    recorded = out / "config.json"
+    if recorded.exists() and json.loads(recorded.read_text()) != json.loads(json.dumps(asdict(cfg))):
+        raise ValueError(f"{out} holds a run with another configuration ({recorded}); choose another folder")
+    recorded.write_text(json.dumps(asdict(cfg), indent=1))
+    bot = cfg.start
+    for k in range(1, cfg.rounds + 1):
+        bot = run_round(k, bot, cfg, say)
+    return bot
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.expert", description=__doc__.split("\n\n")[0])
+    p.add_argument("start", help="the bot file to start from (e.g. baselines/bots/podkidnoy.onnx)")
+    p.add_argument("out", help="the run folder (a rerun resumes it)")
+    for name, kind in (("rounds", int), ("games", int), ("playouts", int), ("epochs", int),
+                       ("learning-rate", float), ("seed", int), ("workers", int)):
+        p.add_argument(f"--{name}", type=kind, default=getattr(ExpertConfig, name.replace("-", "_")))
+    args = p.parse_args(argv)
+    cfg = ExpertConfig(args.start, args.out, args.rounds, args.games, args.playouts, epochs=args.epochs,
+                       learning_rate=args.learning_rate, seed=args.seed, workers=args.workers)
+    try:
+        print(run(cfg, say=lambda line: print(line, flush=True)))
+    except ValueError as err:
+        print(f"expert: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
