@@ -13,6 +13,7 @@ from .engine import (
     Game,
     IllegalAction,
     Match,
+    Refusal,
     Result,
     Rules,
     SeatView,
@@ -51,7 +52,8 @@ except ImportError:  # the engine alone, without gymnasium
     pass
 
 __all__ = [
-    "LAYOUT_VERSION", "Action", "Card", "Game", "IllegalAction", "Match", "Result", "Rules", "SeatView", "beats",
+    "LAYOUT_VERSION", "Action", "Card", "Game", "IllegalAction", "Match", "Refusal", "Result", "Rules", "SeatView",
+    "beats",
     "decode_action", "encode_action", "num_actions", "parse_cards",
 ]
 """The engine's names, bound at import.  ``env``, ``raw_env``, ``DurakEnv``, ``ObservationEncoder``,

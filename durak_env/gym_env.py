@@ -16,7 +16,8 @@ Observations and actions are the AEC environment's: ``{"observation": float32,
 ``info["action_mask"]`` and ``action_masks()`` (sb3-contrib's convention).  The
 reward comes at the end: the learner's ``Result.rewards()`` entry.  An illegal
 action ends the episode with -1 (``illegal_action="lose"``, what unmasked
-learners need) or raises ``IllegalAction`` and changes nothing (``"raise"``).
+learners need; ``info["refusal"]`` says why, a ``Refusal`` code) or raises
+``IllegalAction`` (its ``code`` says why) and changes nothing (``"raise"``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from gymnasium import spaces
 
 from .engine.actions import layout_for
 from .engine.game import Game, IllegalAction
+from .engine.refusal import Refusal
 from .engine.loop import MOVE_LIMIT, play, seated
 from .engine.render import render
 from .environment import make_rules
@@ -112,7 +114,7 @@ class DurakGymEnv(gymnasium.Env):
             action = int(action)
         except (TypeError, ValueError):
             raise IllegalAction(f"action must be an integer index, got {action!r}", action,
-                                tuple(game.legal_actions())) from None
+                                tuple(game.legal_actions()), Refusal.NOT_AN_ACTION) from None
         if action not in game.legal_actions():
             if self.illegal_action == "raise":
                 game.step(action)  # raises IllegalAction saying what is legal; the game is unchanged
@@ -120,6 +122,7 @@ class DurakGymEnv(gymnasium.Env):
             obs = self._observation()
             info = self._info()
             info["illegal_action"] = action
+            info["refusal"] = (game.refusal(action) or (Refusal.NOT_LEGAL, ""))[0]
             return obs, -1.0, True, False, info
         game.step(action)
         self.moves += 1

@@ -29,6 +29,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .cores import usable_cores
 from .engine.game import Game, IllegalAction
+from .engine.refusal import Refusal
 from .engine.loop import MOVE_LIMIT, play, seated
 from .engine.rules import Rules
 from .environment import make_rules
@@ -142,7 +143,7 @@ class SelfPlayVectorEnv:
             acts = np.asarray(actions).reshape(-1)
             if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
                 raise IllegalAction(f"step takes {self.num_envs} integer actions, one per deal; got "
-                                    f"{np.shape(actions)} of {acts.dtype}")
+                                    f"{np.shape(actions)} of {acts.dtype}", code=Refusal.NOT_AN_ACTION)
             ok = (acts >= 0) & (acts < self.num_actions)
             ok[ok] = self.mask[np.flatnonzero(ok), acts[ok]] == 1
             if not ok.all():

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .engine.game import Game, IllegalAction
+from .engine.refusal import Refusal
 from .engine.loop import MOVE_LIMIT
 from .engine.rules import Rules
 from .observation import ObservationEncoder
@@ -82,14 +83,15 @@ class VectorGames:
         acts = np.asarray(actions).reshape(-1)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalAction(f"step takes {self.num_envs} integer actions, one per deal; got {np.shape(actions)} "
-                                f"of {acts.dtype}")
+                                f"of {acts.dtype}", code=Refusal.NOT_AN_ACTION)
         ints: list[int] = acts.tolist()
         games = self.games
         for i in range(self.num_envs):
             game, action = games[i], ints[i]
             if action not in game.legal_actions():
-                raise IllegalAction(f"deal {self.first + i}: {game.why_not(action)}; legal: {game.legal_actions()}",
-                                    action, game.legal_actions())
+                code, why = game.refusal(action) or (Refusal.NOT_LEGAL, "")
+                raise IllegalAction(f"deal {self.first + i}: {why}; legal: {game.legal_actions()}", action,
+                                    game.legal_actions(), code)
         return ints
 
     def step(self, actions: Any, write: bool = True) -> None:

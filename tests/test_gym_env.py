@@ -113,15 +113,16 @@ def test_illegal_action_loses_or_raises_and_changes_nothing():
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, reward, term, trunc, info = env.step(illegal)
     assert (reward, term, trunc, info["illegal_action"]) == (-1.0, True, False, illegal)
+    assert info["refusal"] == env.game.refusal(illegal)[0] != "not_legal"
     with pytest.raises(RuntimeError, match="episode is over"):
         env.step(0)
 
     env = DurakGymEnv(opponents="heuristic", seat=0, illegal_action="raise")
     obs, info = env.reset(seed=1)
     before = env.game.to_dict()
-    with pytest.raises(IllegalAction, match="legal"):
+    with pytest.raises(IllegalAction, match="legal") as err:
         env.step(illegal)
-    assert env.game.to_dict() == before
+    assert env.game.to_dict() == before and err.value.code == env.game.refusal(illegal)[0]
 
 
 def test_reset_from_a_saved_position():

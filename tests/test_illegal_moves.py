@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import durak_env
-from durak_env import Game, IllegalAction, Rules, encode_action
+from durak_env import Game, IllegalAction, Refusal, Rules, encode_action
 from durak_env.engine.invariants import check_invariants, random_rules
 
 JUNK = [-1, -(10**9), 10**9, 2.5, "3", "attack 6D", None, True, False, [1], {"a": 1}, object()]
@@ -41,7 +41,7 @@ def positions(count: int, seed: int = 0):
 
 
 def test_every_illegal_action_in_every_phase_is_refused_and_changes_nothing():
-    seen_phases = set()
+    seen_phases, codes = set(), set()
     checked = 0
     for game in positions(60):
         seen_phases |= phases(game)
@@ -57,17 +57,24 @@ def test_every_illegal_action_in_every_phase_is_refused_and_changes_nothing():
                 assert "legal: " in text and "not allowed here" not in text
                 assert game.why_not(action) is not None
             assert err.value.legal == legal
+            code, words = game.refusal(action)
+            assert err.value.code == code and code is not Refusal.NOT_LEGAL
+            assert (words if code != Refusal.NOT_AN_ACTION else "not an action of this layout") in text
+            codes.add(code)
             checked += 1
         for action in legal:
-            assert game.why_not(action) is None
+            assert game.why_not(action) is None and game.refusal(action) is None
         if not game.is_over:
             other = (game.to_act + 1) % game.n
-            with pytest.raises(IllegalAction, match=f"player {other} tried .* it is player {game.to_act}'s turn"):
+            with pytest.raises(IllegalAction, match=f"player {other} tried .* it is player {game.to_act}'s turn") as err:
                 game.step(legal[0], seat=other)
+            assert err.value.code == Refusal.NOT_YOUR_TURN
         assert game.to_dict() == before and game.legal_actions() == legal
         check_invariants(game)
     assert seen_phases >= {"lead", "throw in", "defend", "transfer", "throw after take", "full table", "over"}
     assert checked > 50_000
+    # Every code a move can earn is earned somewhere: none is dead, none is given for another's reason.
+    assert codes == set(Refusal) - {Refusal.NOT_YOUR_TURN, Refusal.NOT_LEGAL}
 
 
 def test_each_kind_of_refusal_says_why():
@@ -75,26 +82,30 @@ def test_each_kind_of_refusal_says_why():
     rules = game.rules
     not_held = next(c for c in ("6C", "7C", "8C", "9C", "10C", "6S", "7S") if c not in map(str, game.hand(0)))
     cases = {
-        encode_action("take", rules): "leading the attack, not defending",
-        encode_action("done", rules): "the bout's first card must be played",
-        encode_action(f"attack {not_held}", rules): f"does not hold {not_held}",
-        encode_action("transfer 6D", rules): "not defending",
+        encode_action("take", rules): ("leading the attack, not defending", Refusal.NOT_DEFENDING),
+        encode_action("done", rules): ("the bout's first card must be played", Refusal.FIRST_CARD),
+        encode_action(f"attack {not_held}", rules): (f"does not hold {not_held}", Refusal.NOT_HELD),
+        encode_action("transfer 6D", rules): ("not defending", Refusal.NOT_DEFENDING),
+        10**6: ("not an action of this layout", Refusal.NOT_AN_ACTION),
     }
-    for action, words in cases.items():
-        with pytest.raises(IllegalAction, match=words):
+    for action, (words, code) in cases.items():
+        with pytest.raises(IllegalAction, match=words) as err:
             game.step(action)
-        assert words in game.why_not(action)
+        assert words in game.why_not(action) and err.value.code == code == game.refusal(action)[0]
     game.step(game.legal_actions()[0])
     while game.to_act != game.defender:
         game.step(encode_action("done", rules))  # the throwers pass: the defender answers
     d = game.defender
-    with pytest.raises(IllegalAction, match=f"player {d} is defending"):
+    with pytest.raises(IllegalAction, match=f"player {d} is defending") as err:
         game.step(encode_action("done", rules))
+    assert err.value.code == Refusal.DEFENDING
     weak = next(c for c in game.hand(d) if encode_action(f"defend {c}", rules) not in game.legal_actions())
-    with pytest.raises(IllegalAction, match=f"{weak} does not beat {durak_env.Card(game.attacks[0])}"):
+    with pytest.raises(IllegalAction, match=f"{weak} does not beat {durak_env.Card(game.attacks[0])}") as err:
         game.step(encode_action(f"defend {weak}", rules))
-    with pytest.raises(IllegalAction, match="these rules have no transfer"):
+    assert err.value.code == Refusal.CANNOT_BEAT
+    with pytest.raises(IllegalAction, match="these rules have no transfer") as err:
         game.step(encode_action(f"transfer {game.hand(d)[0]}", rules))
+    assert err.value.code == Refusal.NO_TRANSFER
 
 
 def test_transfer_refusals_name_the_condition_that_fails():

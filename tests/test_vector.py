@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import durak_env
-from durak_env import IllegalAction, Rules
+from durak_env import IllegalAction, Refusal, Rules
 from durak_env.vector import DurakVectorEnv, SelfPlayVectorEnv
 
 
@@ -59,8 +59,11 @@ def test_an_illegal_action_names_the_deal_and_plays_nothing():
             before = obs.copy()
             actions = np.array([np.flatnonzero(m)[0] for m in mask])
             actions[2] = int(np.flatnonzero(mask[2] == 0)[0])
-            with pytest.raises(IllegalAction, match="deal 2"):
+            with pytest.raises(IllegalAction, match="deal 2") as err:
                 venv.step(actions)
+            # Why, where the deal is in this process; "not legal" (the mask's word) where a worker holds it.
+            why = venv._deals().games[2].refusal(int(actions[2]))[0] if workers == 1 else Refusal.NOT_LEGAL
+            assert err.value.code == why and why not in (Refusal.NOT_AN_ACTION, None)
             np.testing.assert_array_equal(venv.obs, before)
             with pytest.raises(IllegalAction, match="4 integer actions"):
                 venv.step([0, 1])

@@ -9,9 +9,10 @@ import warnings
 import pytest
 from web_helpers import card_tokens, hidden_cards, strings
 
-from durak_env import Rules
+from durak_env import Rules, encode_action
 from durak_env.engine.record import load_record
 from frontends.web.server import MAX_BODY, Options, make_app
+from frontends.web.table import REQUEST_CODES
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -138,6 +139,7 @@ def test_the_page_and_its_files_are_served_and_nothing_else(client):
 
 @pytest.mark.parametrize("method, path, body, status, words", [
     ("get", "/api/games/nope", None, 404, "no game"),
+    ("get", "/api/nothing-here", None, 404, "Not Found"),
     ("post", "/api/games/nope/moves", {"action": 1}, 404, "no game"),
     ("post", "/api/games", {"preset": "chess"}, 422, "unknown preset"),
     ("post", "/api/games", {"players": 9}, 422, "num_players"),
@@ -160,6 +162,7 @@ def test_bad_requests_get_a_4xx_and_one_line(client, method, path, body, status,
     assert response.status_code == status, response.text
     error = response.json()["error"]
     assert words in error and "\n" not in error
+    assert response.json()["code"] == REQUEST_CODES[status]  # a client matches the code, not the words
 
 
 def test_bad_moves_change_nothing(client):
@@ -167,11 +170,14 @@ def test_bad_moves_change_nothing(client):
     game_id, state = data["id"], data["state"]
     before = client.app_tables.get(game_id).game.to_dict()
     illegal = next(a for a in range(110) if a not in legal_actions(state))
-    cases = [({"action": illegal}, 409, "not legal"), ({"action": "12"}, 422, "integer"), ({"action": True}, 422,
-             "integer"), ({}, 422, "send {\"action\""), ({"action": 10**30}, 409, "not legal")]
-    for body, status, words in cases:
+    why = client.app_tables.get(game_id).game.refusal(illegal)[0]
+    cases = [({"action": illegal}, 409, "not legal", why), ({"action": "12"}, 422, "integer", "not_an_action"),
+             ({"action": True}, 422, "integer", "not_an_action"), ({}, 422, "send {\"action\"", "invalid"),
+             ({"action": 10**30}, 409, "not legal", "not_an_action")]
+    for body, status, words, code in cases:
         response = client.post(f"/api/games/{game_id}/moves", json=body)
         assert response.status_code == status and words in response.json()["error"], response.text
+        assert response.json()["code"] == code, response.text
     for raw, status, words in ((b"{not json", 400, "not JSON"), (b"\xff\xfe", 400, "not JSON"),
                                (b"x" * (MAX_BODY + 1), 413, "larger than")):
         response = client.post(f"/api/games/{game_id}/moves", content=raw, headers={"content-type": "application/json"})
@@ -192,11 +198,21 @@ def test_a_move_out_of_turn_or_after_the_end_is_refused():
         game.step(game.legal_actions()[0])  # play on for the person until it is the bot's turn
     with pytest.raises(Refused, match="turn, not yours") as err:
         table.move(game.legal_actions()[0])  # even a move legal for the bot
-    assert err.value.status == 409
+    assert (err.value.status, err.value.code) == (409, "not_your_turn")
     while not game.is_over:
         game.step(game.legal_actions()[0])
-    with pytest.raises(Refused, match="the deal is over"):
+    with pytest.raises(Refused, match="the deal is over") as err:
         table.move(0)
+    assert err.value.code == "game_over"
+
+
+@pytest.mark.parametrize("kind, code", [("take", "not_defending"), ("done", "first_card")])
+def test_a_refused_move_carries_the_engines_code(client, kind, code):
+    """The API passes the engine's refusal on as a code a client can match (docs/rules.md's table)."""
+    leading = next(data for seed in range(1, 40)
+                   if not (data := client.post("/api/games", json={"seed": seed}).json())["state"]["table"])
+    response = client.post(f"/api/games/{leading['id']}/moves", json={"action": encode_action(kind, Rules())})
+    assert response.status_code == 409 and response.json()["code"] == code, response.text
 
 
 def test_hints_come_from_the_persons_view_and_name_legal_moves_only(client):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .actions import Action, Layout, decode_action, layout_for
+from .refusal import Refusal
 from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, SUITS, Card, cards_of, deck, mask_of, suit_of
 from .rules import Rules
 from .snapshot import load_snapshot
@@ -47,12 +48,19 @@ _RANK_MASK_OF: Final[tuple[int, ...]] = RANK_MASK_OF
 
 
 class IllegalAction(ValueError):
-    """An action the position does not allow.  The game is left unchanged."""
+    """An action the position does not allow, with why (``code``, a ``Refusal``, and the message), what was
+    tried and what is legal.  The game is left unchanged."""
 
-    def __init__(self, message: str, action: Any = None, legal: tuple[int, ...] = ()):
+    def __init__(self, message: str, action: Any = None, legal: tuple[int, ...] = (),
+                 code: Refusal = Refusal.NOT_LEGAL):
         super().__init__(message)
         self.action = action
         self.legal = legal
+        self.code = code
+
+    def __reduce__(self) -> tuple:
+        """Pickled with its code (a worker's refusal crosses processes whole)."""
+        return IllegalAction, (str(self), self.action, self.legal, self.code)
 
 
 @dataclass(frozen=True)
@@ -392,13 +400,15 @@ class Game:
         legal = self.legal_actions()
         if seat is not None and (self.result is not None or seat != self.to_act):
             whose = "nobody's (the game is over)" if self.result is not None else f"player {self.to_act}'s"
-            raise IllegalAction(f"player {seat!r} tried {action!r} but it is {whose} turn", action, legal)
+            code = Refusal.GAME_OVER if self.result is not None else Refusal.NOT_YOUR_TURN
+            raise IllegalAction(f"player {seat!r} tried {action!r} but it is {whose} turn", action, legal, code)
         try:
             index = operator.index(action)
         except TypeError:
             index = None
         if index is None or isinstance(action, bool) or index not in legal:
-            raise IllegalAction(self._refusal(action), action, legal)
+            code, why = self.refusal(action) or (Refusal.NOT_LEGAL, "")
+            raise IllegalAction(self._refusal_text(action, why), action, legal, code)
         self.play_unchecked(index)
 
     def play_forced(self) -> list[tuple[int, int]]:
@@ -454,55 +464,61 @@ class Game:
 
     def why_not(self, action: Any) -> str | None:
         """Why ``action`` is not legal here, in a few words; None when it is legal."""
+        refused = self.refusal(action)
+        return None if refused is None else refused[1]
+
+    def refusal(self, action: Any) -> tuple[Refusal, str] | None:
+        """Why ``action`` is not legal here: its code (``Refusal``) and a few words; None when it is legal."""
         if self.result is not None:
-            return "the game is over"
+            return Refusal.GAME_OVER, "the game is over"
         try:
             if isinstance(action, bool):
                 raise ValueError("an action is an integer index, not true/false")
             move = decode_action(action, self.rules)
         except (ValueError, TypeError) as err:
-            return f"not an action of this layout ({err})"
+            return Refusal.NOT_AN_ACTION, f"not an action of this layout ({err})"
         if operator.index(action) in self.legal_actions():
             return None
         return self._why_not(move)
 
-    def _refusal(self, action: Any) -> str:
+    def _refusal_text(self, action: Any, why: str) -> str:
+        """The message of a refused ``action``: what was tried, by whom, why, and what is legal."""
         if self.result is not None:
             return f"the game is over; action {action!r} was refused"
         try:
             if isinstance(action, bool):
                 raise ValueError("an action is an integer index, not true/false")
-            move = decode_action(action, self.rules)
-            tried, why = str(move), self._why_not(move)
+            tried = str(decode_action(action, self.rules))
         except (ValueError, TypeError) as err:
             tried, why = str(err), "not an action of this layout"
         legal = ", ".join(f"{a} ({decode_action(a, self.rules)})" for a in self.legal_actions())
         return f"illegal action {action!r} [{tried}] for player {self.to_act}: {why}; legal: {legal}"
 
-    def _why_not(self, move: Action) -> str:
+    def _why_not(self, move: Action) -> tuple[Refusal, str]:
         """Why a well-formed move that is not in the legal set is refused: the first of the checks that build
         the legal set (``legal_actions``) that it fails."""
         seat, kind, card = self.to_act, move.kind, move.card
         defending = self._defending(seat)
         if kind in ("defend", "transfer", "take") and not defending:
-            return f"player {seat} is {'leading the attack' if not self.attacks else 'adding cards'}, not defending"
+            role = "leading the attack" if not self.attacks else "adding cards"
+            return Refusal.NOT_DEFENDING, f"player {seat} is {role}, not defending"
         if kind in ("attack", "done") and defending:
-            return f"player {seat} is defending"
+            return Refusal.DEFENDING, f"player {seat} is defending"
         if kind == "done":
-            return "the bout's first card must be played"
+            return Refusal.FIRST_CARD, "the bout's first card must be played"
         # Only "done" and "take" name no card, and a defender may always take: ``card`` is a card from here on.
         if not self.hands[seat] >> card & 1:  # type: ignore[operator]
-            return f"player {seat} does not hold {card}"
+            return Refusal.NOT_HELD, f"player {seat} does not hold {card}"
         if kind == "attack":
-            if not RANK_MASK_OF[card] & self.table_ranks:  # type: ignore[index]
-                return f"no card of {card}'s rank is on the table"
-            return self._no_room() or "no room for another attack card"
+            # A seat is asked to add cards only while there is room (``_find_actor``): the rank is what fails.
+            return Refusal.WRONG_RANK, f"no card of {card}'s rank is on the table"
         if kind == "transfer":
-            if self._no_transfer() is not None:
-                return self._no_transfer()  # type: ignore[return-value]
-            return f"{card} is not of the attacking rank"
+            no_transfer = self._no_transfer()
+            if no_transfer is not None:
+                return Refusal.NO_TRANSFER, no_transfer
+            return Refusal.WRONG_RANK, f"{card} is not of the attacking rank"
         target = self.attacks[len(self.attacks) - self.open_count]
-        return f"{card} does not beat {CARDS[target]}, the card to answer"
+        return Refusal.CANNOT_BEAT, f"{card} does not beat {CARDS[target]}, the card to answer"
 
     def _advance(self) -> None:
         while self.result is None:

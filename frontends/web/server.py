@@ -110,6 +110,11 @@ class Tables:
             return table
 
 
+def answer(err: Refused, headers=None) -> JSONResponse:
+    """A refusal's answer: its status, and ``{"error": one line, "code": a stable code}``."""
+    return JSONResponse({"error": str(err), "code": err.code}, status_code=err.status, headers=headers)
+
+
 class SameOrigin:
     """ASGI middleware: a 403 (one line) for a request that another web page could have made, a 415 for a write
     whose body is not declared JSON; everything else passes to the app."""
@@ -124,7 +129,7 @@ class SameOrigin:
             refusal = self.refusal(scope, headers)
             if refusal is not None:
                 status, message = refusal
-                await JSONResponse({"error": message}, status_code=status)(scope, receive, send)
+                await answer(Refused(status, message))(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
@@ -354,10 +359,10 @@ def make_app(options: Options | None = None) -> Starlette:
     ]
 
     async def refused(request: Request, err: Refused) -> Response:
-        return JSONResponse({"error": str(err)}, status_code=err.status)
+        return answer(err)
 
     async def http_error(request: Request, err: HTTPException) -> Response:
-        return JSONResponse({"error": str(err.detail)}, status_code=err.status_code, headers=err.headers)
+        return answer(Refused(err.status_code, str(err.detail)), err.headers)
 
     app = Starlette(routes=routes, exception_handlers={Refused: refused, HTTPException: http_error},
                     middleware=[Middleware(SameOrigin, allowed_hosts=options.allowed_hosts)])

@@ -24,17 +24,25 @@ from durak_env.engine.game import Game
 from durak_env.engine.loop import MOVE_LIMIT, play, seated
 from durak_env.engine.match import Match
 from durak_env.engine.record import make_record
+from durak_env.engine.refusal import Refusal
 from durak_env.engine.render import describe_bout, describe_result, doing, sorted_hand
 from durak_env.engine.rules import Rules
 from durak_env.engine.view import SeatView
 
 
 class Refused(Exception):
-    """A request the table cannot take (an illegal move, a move out of turn): the HTTP status and one line."""
+    """A request the table cannot take (an illegal move, a move out of turn): the HTTP status, one line, and a
+    stable code a client can match (a move's ``Refusal``, or ``REQUEST_CODES``' for the status)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, code: str | None = None):
         super().__init__(message)
         self.status = status
+        self.code = code or REQUEST_CODES.get(status, "refused")
+
+
+REQUEST_CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 409: "conflict",
+                 413: "too_large", 415: "not_json", 422: "invalid", 429: "too_many_games"}
+"""The code of a refusal that is not about a move, by its HTTP status."""
 
 
 WORDS = {"attack": "attack", "defend": "defend", "transfer": "transfer", "take": "pick up", "done": "pass"}
@@ -107,14 +115,16 @@ class Table:
         """Play the person's move, then the bots' up to the person's next decision; returns the events."""
         game = self.game
         if game.is_over:
-            raise Refused(409, "the deal is over: start a new game" + (" or the next deal" if self.match else ""))
-        if game.to_act != self.seat:
-            raise Refused(409, f"it is {self.name(game.to_act)}'s turn, not yours")  # e.g. another tab moved
+            raise Refused(409, "the deal is over: start a new game" + (" or the next deal" if self.match else ""),
+                          Refusal.GAME_OVER)
+        if game.to_act != self.seat:  # e.g. another tab moved
+            raise Refused(409, f"it is {self.name(game.to_act)}'s turn, not yours", Refusal.NOT_YOUR_TURN)
         if isinstance(action, bool) or not isinstance(action, int):
-            raise Refused(422, f"action must be an integer index, got {action!r}")
-        reason = game.why_not(action)
-        if reason is not None:
-            raise Refused(409, f"that move is not legal: {as_said_to(self.seat, reason)}")
+            raise Refused(422, f"action must be an integer index, got {action!r}", Refusal.NOT_AN_ACTION)
+        refused = game.refusal(action)
+        if refused is not None:
+            code, reason = refused
+            raise Refused(409, f"that move is not legal: {as_said_to(self.seat, reason)}", code)
         self.moves.append((self.seat, action))
         game.play_unchecked(action)
         events: list[dict] = []
