@@ -274,7 +274,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """The page in the browser (frontends/web)."""
     from baselines import make_bot
 
-    from .web.server import BUILTIN_BOTS, SHIPPED_POLICY_BOTS, Options, serve
+    from .web.api import BUILTIN_BOTS, SHIPPED_POLICY_BOTS, Options
+    from .web.server import serve
 
     rules = rules_from_args(args)
     files = {}

@@ -1,0 +1,304 @@
+"""The page's API without HTTP: what each request asks of the tables, and what it answers.
+
+``Api`` holds the games being played (``Tables``, by id), makes the bots a new game seats and answers each call
+with a JSON-ready dict, or refuses it (``Refused``: a status, one line and a code).  It knows nothing of HTTP:
+``server.py`` routes requests to it, one line each; the same calls could serve the page from anywhere else.
+Every answer about a game is built from the person's seat view (table.py), so a hidden card cannot leave.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from baselines import LEVELS, SHIPPED_BOTS, make_bot
+from durak_env.engine.cards import Card
+from durak_env.engine.game import Game
+from durak_env.engine.match import Match
+from durak_env.engine.record import load_record, read_seed
+from durak_env.engine.render import describe_bout, describe_result, sorted_hand
+from durak_env.engine.rules import Rules
+
+from .table import Refused, Table, card_json, move_text, new_seed
+
+MAX_TABLES = 500
+"""Games held at once; the least recently used goes first."""
+GAMES_PER_MINUTE = 60
+"""New tables one address may open in a minute; past it, 429 (a page that loops cannot evict everyone's games)."""
+BUILTIN_BOTS = ("random", "easy", "heuristic", *(f"search:{level}" for level in LEVELS), "search:mcts")
+SHIPPED_POLICY_BOTS = ("trained", "search:net")
+"""Bots built on the shipped policy for the rules in play: offered where a preset and table size have one."""
+
+
+@dataclass
+class Options:
+    """What ``durak serve`` was started with: the page's defaults and the bot files it may offer."""
+
+    rules: Rules = field(default_factory=Rules)
+    preset: str = "podkidnoy"
+    opponents: list[str] = field(default_factory=lambda: ["heuristic"])
+    bot_files: dict[str, str] = field(default_factory=dict)
+    """Names -> paths given with ``--bot NAME=PATH`` (checked when the server starts)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names the server answers to besides IP addresses and localhost (``--allow-host``)."""
+    games_per_minute: int = GAMES_PER_MINUTE
+
+
+class Tables:
+    """The games being played, by id: thread-safe, least recently used dropped past ``MAX_TABLES``."""
+
+    def __init__(self) -> None:
+        self._tables: OrderedDict[str, Table] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, table: Table) -> str:
+        game_id = secrets.token_hex(8)
+        with self._lock:
+            self._tables[game_id] = table
+            while len(self._tables) > MAX_TABLES:
+                self._tables.popitem(last=False)
+        return game_id
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def get(self, game_id: str) -> Table:
+        with self._lock:
+            table = self._tables.get(game_id)
+            if table is None:
+                raise Refused(404, f"no game {game_id!r} here (it may have ended long ago): start a new one")
+            self._tables.move_to_end(game_id)
+            return table
+
+
+class OpeningLimit:
+    """At most ``per_minute`` new tables from one address in any minute (a sliding window)."""
+
+    def __init__(self, per_minute: int):
+        self.per_minute = per_minute
+        self._opened: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    def check(self, address: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            opened = self._opened.setdefault(address, deque())
+            while opened and now - opened[0] >= 60:
+                opened.popleft()
+            if len(opened) >= self.per_minute:
+                raise Refused(429, f"{self.per_minute} new games a minute at most from one address: wait "
+                                   f"{60 - (now - opened[0]):.0f} s")
+            opened.append(now)
+            if len(self._opened) > 10 * MAX_TABLES:  # forget addresses that have gone quiet
+                for key in [k for k, q in self._opened.items() if not q or now - q[-1] >= 60]:
+                    del self._opened[key]
+
+
+def bot_choices(options: Options) -> list[dict[str, Any]]:
+    """The bots the page offers at any table: the built-in ones and the files given on the command line (the
+    shipped trained bots are offered where a preset lists them, ``presets_offered``)."""
+    choices = [{"name": name, "label": label} for name, label in (
+        ("heuristic", "Heuristic (seed 004's opponent)"), ("easy", "Easy (plays loosely)"), ("random", "Random"),
+        *((f"search:{level}", f"Search, {level}") for level in LEVELS), ("search:mcts", "Tree search (MCTS)"))]
+    return choices + [{"name": name, "label": f"{name} (bot file)"} for name in options.bot_files]
+
+
+def presets_offered() -> list[dict[str, Any]]:
+    """Each preset with the table sizes it can deal (2-6 seats, as the deck allows) and the sizes a shipped
+    trained bot was made for."""
+    out = []
+    for name, about in Rules.presets().items():
+        seats = [n for n in range(2, 7) if _fits(name, n)]
+        trained = [n for n in seats if any(r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
+        out.append({"name": name, "about": about, "seats": seats, "trained": trained})
+    return out
+
+
+class Api:
+    """The page's calls, each answered with a JSON-ready dict or refused (``Refused``)."""
+
+    def __init__(self, options: Options | None = None):
+        self.options = options or Options()
+        self.tables = Tables()
+        self.openings = OpeningLimit(self.options.games_per_minute)
+        self._hint_bots: dict[Rules, Any] = {}
+
+    def offered(self) -> dict[str, Any]:
+        """The presets, table sizes and bots the page may choose from, and its defaults."""
+        options = self.options
+        return {"presets": presets_offered(), "preset": options.preset, "players": options.rules.num_players,
+                "opponents": options.opponents, "bots": bot_choices(options)}
+
+    def new_game(self, body: dict[str, Any], address: str) -> dict[str, Any]:
+        """Seat the person and the bots the body names, deal, and play up to the person's first decision."""
+        self.openings.check(address)
+        preset, rules = self._rules(body)
+        seat = body.get("seat", 0)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
+            raise Refused(422, f"seat must be an integer from 0 to {rules.num_players - 1}, got {seat!r}")
+        seed = self._seed(body)
+        match = body.get("match", False)
+        if not isinstance(match, bool):
+            raise Refused(422, f"match must be true or false, got {match!r}")
+        bots, names = self._seat_bots(body, rules, seat, seed)
+        table = Table(rules, preset, seat, bots, names, seed, Match(rules, seed=seed) if match else None)
+        events = locked(table, table.start)
+        return {"id": self.tables.add(table), "events": events, "state": table.state()}
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        return {"id": game_id, "state": self.tables.get(game_id).state()}
+
+    def move(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        table = self.tables.get(game_id)
+        if "action" not in body:
+            raise Refused(422, "send {\"action\": <index>}, one of the actions the state lists")
+        return {"events": locked(table, table.move, body["action"]), "state": table.state()}
+
+    def next_deal(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        table = self.tables.get(game_id)
+        return {"events": locked(table, table.next_deal), "state": table.state()}
+
+    def hint(self, game_id: str) -> dict[str, Any]:
+        table = self.tables.get(game_id)
+        bot = self._hint_bot(table.rules)
+        if bot is None:
+            raise Refused(404, f"no trained bot for {table.rules.describe()}: hints need one")
+        return locked(table, table.hint, bot)
+
+    def record(self, game_id: str) -> tuple[dict[str, Any], str]:
+        """The finished deal's record, and the file name to save it under."""
+        table = self.tables.get(game_id)
+        return locked(table, table.record), f"durak-{table.deal_number}.json"
+
+    def replay(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            rec = load_record(body)
+        except ValueError as err:
+            raise Refused(422, str(err)) from None
+        return replay_frames(rec)
+
+    # ----- what a new game reads --------------------------------------------------------------
+
+    def _rules(self, body: dict[str, Any]) -> tuple[str, Rules]:
+        options = self.options
+        preset = body.get("preset", options.preset)
+        if not isinstance(preset, str) or preset not in Rules.presets():
+            raise Refused(422, f"unknown preset {preset!r}; presets: {', '.join(Rules.presets())}")
+        players = body.get("players", options.rules.num_players)
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise Refused(422, f"players must be an integer from 2 to 6, got {players!r}")
+        if preset == options.preset and players == options.rules.num_players:
+            return preset, options.rules  # the rules given on the command line (--set included)
+        try:
+            return preset, Rules.preset(preset, num_players=players)
+        except ValueError as err:
+            raise Refused(422, str(err)) from None
+
+    @staticmethod
+    def _seed(body: dict[str, Any]) -> int:
+        seed = body.get("seed")
+        if seed is None:
+            return new_seed()
+        try:
+            return read_seed(seed)  # every seed the server makes, a match's included, comes back as it went
+        except ValueError as err:
+            raise Refused(422, str(err)) from None
+
+    def _seat_bots(self, body: dict[str, Any], rules: Rules, seat: int, seed: int) -> tuple[list, list[str]]:
+        """The bot at every seat but the person's (None there), and every seat's name."""
+        names = body.get("opponents", self.options.opponents)
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, list) or len(names) not in (1, rules.num_players - 1):
+            raise Refused(422, f"opponents must list one bot for every other seat ({rules.num_players - 1}), "
+                               "or one for all")
+        if len(names) == 1:
+            names = names * (rules.num_players - 1)
+        others = [s for s in range(rules.num_players) if s != seat]
+        bots, bot_names = [None] * rules.num_players, ["you"] * rules.num_players
+        for s, name in zip(others, names):
+            bots[s] = self._bot(name, rules, seed + s)
+            bot_names[s] = name
+        return bots, bot_names
+
+    def _bot(self, name: Any, rules: Rules, seed: int):
+        options = self.options
+        if not isinstance(name, str):
+            raise Refused(422, f"a bot is named by a string, got {name!r}")
+        if name in options.bot_files:
+            bot = make_bot(options.bot_files[name], seed=seed)
+        elif name in BUILTIN_BOTS or name in SHIPPED_POLICY_BOTS:
+            try:
+                bot = make_bot(name, seed=seed, rules=rules)
+            except ValueError as err:
+                raise Refused(422, str(err)) from None
+        else:
+            offered = ", ".join(c["name"] for c in bot_choices(options))
+            raise Refused(422, f"unknown bot {name!r}; this server offers: {offered}")
+        made_for = getattr(bot, "rules", None)
+        if made_for is not None and made_for != rules:
+            raise Refused(422, f"{name} was trained for {made_for.describe()}; this game is {rules.describe()}")
+        return bot
+
+    def _hint_bot(self, rules: Rules):
+        """The bot that gives hints at these rules: the shipped one, or a bot file made for them; None if none."""
+        if rules not in self._hint_bots:
+            for name, path in [("trained", None), *self.options.bot_files.items()]:
+                try:
+                    bot = make_bot("trained", rules=rules) if path is None else make_bot(path)
+                except ValueError:
+                    continue
+                if bot.rules == rules:
+                    self._hint_bots[rules] = bot
+                    break
+            else:
+                self._hint_bots[rules] = None
+        return self._hint_bots[rules]
+
+
+def _fits(preset: str, players: int) -> bool:
+    try:
+        Rules.preset(preset, num_players=players)
+        return True
+    except ValueError:
+        return False
+
+
+def locked(table: Table, method, *args):
+    """One request at a time per table (two tabs on one game, or a double click)."""
+    with table.lock:
+        return method(*args)
+
+
+def replay_frames(rec) -> dict[str, Any]:
+    """Every position of a recorded deal with every hand shown (the record's owner sees it all)."""
+    game = Game(rec.rules, seed=rec.seed, first_seat=rec.first_seat)
+    names = list(rec.players)
+    frames = [frame(game, "The deal", names)]
+    told = 0
+    for seat, action in rec.moves:
+        game.step(action, seat=seat)
+        text = f"{names[seat]}: {move_text(action, rec.rules)}"
+        if game.last_bout is not None and game.last_bout.bout > told:
+            told = game.last_bout.bout
+            text += " — " + describe_bout(game.last_bout, names, Card.symbol)
+        if game.is_over:
+            text += " — " + describe_result(game.result, names)
+        frames.append(frame(game, text, names))
+    return {"players": names, "rules": rec.rules.to_dict(), "seed": str(rec.seed), "frames": frames}
+
+
+def frame(game: Game, text: str, names: list[str]) -> dict[str, Any]:
+    trump = game.trump
+    return {
+        "text": text,
+        "hands": [[card_json(c, trump) for c in sorted_hand(game.hand(s), trump)] for s in range(game.n)],
+        "table": [{"attack": card_json(a, trump), "defence": None if d is None else card_json(d, trump)}
+                  for a, d in game.table],
+        "trump": card_json(game.trump_card, trump), "stock": len(game.stock), "discard": game.discard.bit_count(),
+        "to_act": None if game.is_over else game.to_act,
+    }
