@@ -217,6 +217,42 @@ def _rate_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
     return mean, (max(0.0, lo), min(1.0, hi))
 
 
+def _check_bots(bots: list, rules: Rules) -> None:
+    """Refuse, in one line, fewer than two bots, a name no bot has, or a bot made for other rules."""
+    if len(bots) < 2:
+        raise ValueError("evaluate needs at least two bots")
+    for spec in bots:
+        bot = make_bot(spec, rules=rules) if isinstance(spec, str) else spec  # bad names or files: one line here
+        if not callable(getattr(bot, "act", None)):
+            raise ValueError(f"{spec!r} is neither a bot name nor an object with act(view) and reset(seed)")
+        made_for = getattr(bot, "rules", None)
+        if made_for is not None and made_for != rules:
+            raise ValueError(f"{spec} was trained for other rules ({made_for.describe()}); this tournament is "
+                             f"{rules.describe()}: pass --rules/--players/--set to match")
+
+
+def _deal_tasks(bots: list, rules: Rules, games: int, seed: int, duplicate: bool) -> tuple[list[tuple], int]:
+    """One task per deck (``play_deal``'s arguments), enough decks for about ``games`` games, and the games each
+    deck gives: every lineup of the bots (every combination when there are more bots than seats), and with
+    ``duplicate`` every rotation of a lineup that seats the bots differently (A B A B has only two)."""
+    n = rules.num_players
+    if len(bots) > n:
+        lineups = [tuple(c) for c in itertools.combinations(range(len(bots)), n)]
+    else:
+        lineups = [tuple(i % len(bots) for i in range(n))]
+    distinct: dict[tuple, int] = {}
+    for r in range(n):
+        distinct.setdefault(tuple(lineups[0][(s + r) % n] for s in range(n)), r)
+    per_deal = len(distinct) if duplicate else 1
+    deals = max(1, math.ceil(games / (per_deal * len(lineups))))
+    tasks = []
+    for li, lineup in enumerate(lineups):
+        for d in range(deals):
+            rotations = tuple(distinct.values()) if duplicate else (d % n,)
+            tasks.append((tuple(bots), rules.to_dict(), li, lineup, d, _deal_seed(seed, li, d), rotations))
+    return tasks, per_deal
+
+
 def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: int = 0, duplicate: bool = True,
              workers: int | None = None, progress: bool = False, keep_records: bool = True) -> Report:
     """Play about ``games`` games between ``bots`` (specs for ``make_bot``, or bot objects: those
@@ -228,38 +264,13 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     rules = rules or Rules()
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be at least 1, got {games!r}")
-    if len(bots) < 2:
-        raise ValueError("evaluate needs at least two bots")
-    for spec in bots:
-        bot = make_bot(spec, rules=rules) if isinstance(spec, str) else spec  # bad names or files: one line here
-        if not callable(getattr(bot, "act", None)):
-            raise ValueError(f"{spec!r} is neither a bot name nor an object with act(view) and reset(seed)")
-        made_for = getattr(bot, "rules", None)
-        if made_for is not None and made_for != rules:
-            raise ValueError(f"{spec} was trained for other rules ({made_for.describe()}); this tournament is "
-                             f"{rules.describe()}: pass --rules/--players/--set to match")
-    n = rules.num_players
-    if len(bots) > n:
-        lineups = [tuple(c) for c in itertools.combinations(range(len(bots)), n)]
-    else:
-        lineups = [tuple(i % len(bots) for i in range(n))]
-    # Rotations that seat the bots differently (a repeated lineup such as A B A B has only two).
-    distinct = {}
-    for r in range(n):
-        distinct.setdefault(tuple(lineups[0][(s + r) % n] for s in range(n)), r)
-    per_deal = len(distinct) if duplicate else 1
-    deals = max(1, math.ceil(games / (per_deal * len(lineups))))
-    tasks = []
-    for li, lineup in enumerate(lineups):
-        for d in range(deals):
-            rotations = tuple(distinct.values()) if duplicate else (d % n,)
-            tasks.append((tuple(bots), rules.to_dict(), li, lineup, d, _deal_seed(seed, li, d), rotations))
-
+    _check_bots(bots, rules)
+    tasks, per_deal = _deal_tasks(bots, rules, games, seed, duplicate)
     workers = workers or usable_cores()
     if not all(isinstance(b, str) for b in bots):
         workers = 1
     started = time.perf_counter()
-    tally = Tally(len(bots), head_to_head=n == 2 and len(bots) == 2)
+    tally = Tally(len(bots), head_to_head=rules.num_players == 2 and len(bots) == 2)
     keep = keep_records or len(bots) > 2  # the ratings replay every game's placings
     records: list[GameRecord] = []
     seconds = [0.0] * len(bots)
