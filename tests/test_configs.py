@@ -108,3 +108,20 @@ def test_a_config_remembers_its_file_and_the_bot_files_name_it(tmp_path):
     assert "config" not in policy_metadata(TrainConfig(), cfg.make_rules(), "ppo", 1, 256)  # built in code
     with pytest.raises(ConfigError, match="source"):
         TrainConfig.from_dict({"source": 3})
+
+
+def test_every_field_has_its_check_and_each_check_refuses():
+    """Each field of TrainConfig is checked by its table (COUNTS, NUMBERS, SWITCHES) or by name; a field added
+    without a check fails here.  Each table's check refuses a value out of bounds, naming the field."""
+    import dataclasses
+
+    from training.config import COUNTS, NUMBERS, SWITCHES, ConfigError, TrainConfig
+
+    by_name = {"rules", "hidden_sizes", "opponents", "pretrain_teacher", "source"}
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    assert fields == set(COUNTS) | set(NUMBERS) | set(SWITCHES) | by_name
+    bad = {**{name: low - 1 for name, low in COUNTS.items()}, **{name: high * 2 + 1 for name, (_, high) in NUMBERS.items()},
+           **{name: "yes" for name in SWITCHES}}
+    for name, value in bad.items():
+        with pytest.raises(ConfigError, match=f"config: {name} must be"):
+            TrainConfig(**{name: value}).validate()

@@ -161,63 +161,50 @@ class TrainConfig:
             raise ConfigError(f"rules: {err}") from None
 
     def validate(self, where: str = "config") -> None:
+        """Refuse (``ConfigError``, one line naming the field) any value outside its field's bounds
+        (``COUNTS``, ``NUMBERS``, ``SWITCHES``), a teacher or opponent no bot has, or rules that cannot be."""
         def bad(name: str, what: str) -> ConfigError:
             return ConfigError(f"{where}: {name} must be {what}, got {getattr(self, name)!r}")
 
-        def need_int(name: str, low: int) -> None:
+        for name, low in COUNTS.items():
             v = getattr(self, name)
+            if v == "auto" and name in AUTO:
+                continue
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 raise bad(name, f"an integer >= {low}")
-
-        def need_float(name: str, low: float, high: float) -> None:
+        for name, (low, high) in NUMBERS.items():
             v = getattr(self, name)
+            if name == "time_budget" and v is None:
+                continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not low <= v <= high:
                 raise bad(name, f"a number from {low} to {high}")
             setattr(self, name, float(v))
-
-        for name in ("seed",):
-            need_int(name, 0)
-        for name in ("total_steps", "num_envs", "rollout_steps", "update_epochs", "minibatch_size",
-                     "pool_size", "snapshot_every", "checkpoint_every", "eval_games"):
-            need_int(name, 1)
-        for name in ("num_workers", "threads"):
-            if getattr(self, name) != "auto":
-                need_int(name, 1)
-        need_int("eval_every", 0)
-        if self.time_budget is not None:
-            need_float("time_budget", 0.05, 100_000.0)
-        need_int("pretrain_games", 0)
-        need_int("pretrain_epochs", 1)
-        need_int("value_warmup", 0)
-        need_float("pretrain_temperature", 0.01, 10.0)
+        for name in SWITCHES:
+            if not isinstance(getattr(self, name), bool):
+                raise bad(name, "true or false")
         if not isinstance(self.source, str):
             raise bad("source", "the path of a config file")
+        if (not isinstance(self.hidden_sizes, list) or not self.hidden_sizes
+                or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 8192 for h in self.hidden_sizes)):
+            raise bad("hidden_sizes", "a non-empty list of layer widths from 1 to 8192")
         if not isinstance(self.pretrain_teacher, str):
             raise bad("pretrain_teacher", "a bot name such as search:fast")
-        if self.pretrain_games:
-            from baselines import make_bot
+        if not isinstance(self.opponents, dict) or not self.opponents:
+            raise bad("opponents", f"a mapping of shares over {', '.join(OPPONENTS)}")
+        self._check_bots(where)
+        self.make_rules()
 
+    def _check_bots(self, where: str) -> None:
+        """The teacher and every opponent that is not a kind must be a bot made for these rules; shares >= 0."""
+        from baselines import make_bot
+
+        if self.pretrain_games:
             try:
                 make_bot(self.pretrain_teacher)
             except ValueError as err:
                 raise ConfigError(f"{where}: pretrain_teacher: {err}") from None
-        need_float("learning_rate", 1e-7, 1.0)
-        for name in ("gamma", "gae_lambda", "clip_coef", "vf_coef"):
-            need_float(name, 0.0, 1.0)
-        need_float("ent_coef", 0.0, 1.0)
-        need_float("max_grad_norm", 0.0, 100.0)
-        for name in ("anneal_lr", "overlap"):
-            if not isinstance(getattr(self, name), bool):
-                raise bad(name, "true or false")
-        if (not isinstance(self.hidden_sizes, list) or not self.hidden_sizes
-                or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 8192 for h in self.hidden_sizes)):
-            raise bad("hidden_sizes", "a non-empty list of layer widths from 1 to 8192")
-        if not isinstance(self.opponents, dict) or not self.opponents:
-            raise bad("opponents", f"a mapping of shares over {', '.join(OPPONENTS)}")
         for kind, share in self.opponents.items():
             if kind not in OPPONENTS:
-                from baselines import make_bot
-
                 try:
                     made_for = getattr(make_bot(kind, rules=self.make_rules()), "rules", None)
                 except (ValueError, TypeError) as err:
@@ -229,7 +216,20 @@ class TrainConfig:
                 raise ConfigError(f"{where}: opponents.{kind} must be a share >= 0, got {share!r}")
         if sum(self.opponents.values()) <= 0:
             raise ConfigError(f"{where}: opponents shares must add up to more than 0")
-        self.make_rules()
+
+
+COUNTS = {"seed": 0, "total_steps": 1, "num_envs": 1, "rollout_steps": 1, "update_epochs": 1, "minibatch_size": 1,
+          "pool_size": 1, "snapshot_every": 1, "checkpoint_every": 1, "eval_games": 1, "num_workers": 1,
+          "threads": 1, "eval_every": 0, "pretrain_games": 0, "pretrain_epochs": 1, "value_warmup": 0}
+"""The integer fields and the least each may be."""
+AUTO = ("num_workers", "threads")
+"""Integer fields that may also be "auto" (one per usable core)."""
+NUMBERS = {"time_budget": (0.05, 100_000.0), "pretrain_temperature": (0.01, 10.0), "learning_rate": (1e-7, 1.0),
+           "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, 1.0), "vf_coef": (0.0, 1.0),
+           "ent_coef": (0.0, 1.0), "max_grad_norm": (0.0, 100.0)}
+"""The number fields and their bounds (``time_budget`` may also be None: no budget)."""
+SWITCHES = ("anneal_lr", "overlap")
+"""The true-or-false fields."""
 
 
 CHECKOUT_CONFIGS = Path(__file__).resolve().parent.parent / "configs"
