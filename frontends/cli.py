@@ -160,9 +160,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                      if getattr(args, n) is not None] + (["--learners"] if args.learners else [])
     if args.backend == "torch" and rllib_options:
         raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
-    from training.config import ConfigError, TrainConfig, shipped_configs
-    from training.checkpoints import WriteFailed
-    from training.rollout import WorkerDied
+    from training.config import shipped_configs
 
     if args.list_configs:
         for name, about in shipped_configs().items():
@@ -171,18 +169,32 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.resume:
         if args.backend == "rllib":
             raise UsageError("--resume applies to the torch backend; RLlib runs restart from their checkpoint folder")
-        from training.train import train_ppo
-
-        try:
-            return _report_run(train_ppo(resume=args.resume, progress=not args.quiet))
-        except (ConfigError, ValueError) as err:
-            raise UsageError(str(err)) from None
-        except (WorkerDied, WriteFailed) as err:
-            print(f"durak: {err}", file=sys.stderr)
-            return 1
+        return _run_ppo(resume=args.resume, progress=not args.quiet)
     if not args.config:
         raise UsageError("give --config NAME or FILE (e.g. default; durak train --list-configs lists them)"
                          + (" or --resume RUN_DIR" if args.backend == "torch" else ""))
+    cfg = _load_config(args)
+    for name, least in RLLIB_COUNTS:
+        value = getattr(args, name)
+        if value is not None and value < least:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {least}, got {value}")
+    prefix = "rllib-" if args.backend == "rllib" else ""
+    run_dir = Path(args.run_dir or Path("runs") / f"{prefix}{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    if args.backend == "torch":
+        return _run_ppo(cfg, run_dir=run_dir, progress=not args.quiet)
+    from training.rllib_selfplay import train_rllib
+
+    history = train_rllib(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
+                          envs_per_runner=args.envs_per_runner or 4, iterations=args.iterations,
+                          progress=not args.quiet)
+    print(f"{len(history)} iterations; RLlib checkpoint in {run_dir / 'checkpoint'}")
+    return _report_run(run_dir)
+
+
+def _load_config(args: argparse.Namespace):
+    """The config that ``--config`` names, with ``--total-steps`` and ``--seed`` applied, checked."""
+    from training.config import ConfigError, TrainConfig
+
     try:
         cfg = TrainConfig.load(args.config)
         if args.total_steps is not None:
@@ -192,29 +204,24 @@ def cmd_train(args: argparse.Namespace) -> int:
         cfg.validate()
     except (ConfigError, ValueError) as err:
         raise UsageError(str(err)) from None
-    for name, least in RLLIB_COUNTS:
-        value = getattr(args, name)
-        if value is not None and value < least:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least {least}, got {value}")
-    prefix = "rllib-" if args.backend == "rllib" else ""
-    run_dir = Path(args.run_dir or Path("runs") / f"{prefix}{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
-    if args.backend == "torch":
-        from training.train import train_ppo
+    return cfg
 
-        try:
-            return _report_run(train_ppo(cfg, run_dir=run_dir, progress=not args.quiet))
-        except (ConfigError, ValueError) as err:
-            raise UsageError(str(err)) from None
-        except (WorkerDied, WriteFailed) as err:
-            print(f"durak: {err}", file=sys.stderr)
-            return 1
-    from training.rllib_selfplay import train_rllib
 
-    history = train_rllib(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
-                          envs_per_runner=args.envs_per_runner or 4, iterations=args.iterations,
-                          progress=not args.quiet)
-    print(f"{len(history)} iterations; RLlib checkpoint in {run_dir / 'checkpoint'}")
-    return _report_run(run_dir)
+def _run_ppo(*args, **kwargs) -> int:
+    """``train_ppo`` (a new run or ``resume=``): a bad config is a usage error, a dead worker or a failed
+    write one line and status 1."""
+    from training.checkpoints import WriteFailed
+    from training.config import ConfigError
+    from training.rollout import WorkerDied
+    from training.train import train_ppo
+
+    try:
+        return _report_run(train_ppo(*args, **kwargs))
+    except (ConfigError, ValueError) as err:
+        raise UsageError(str(err)) from None
+    except (WorkerDied, WriteFailed) as err:
+        print(f"durak: {err}", file=sys.stderr)
+        return 1
 
 
 def _report_run(run: Path) -> int:
@@ -306,25 +313,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {err.strerror or err}") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _bot_list() -> str:
     from baselines import BOT_NAMES
 
-    bot_list = ", ".join(BOT_NAMES) + ", or an exported bot file"
-    parser = _Parser(prog="durak", description="Durak: rules engine, environment, bots and training.")
-    parser.add_argument("--version", action="version", version=f"durak-env {__version__}")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    p = sub.add_parser("rules", help="list the rules presets, or show one's fields")
+    return ", ".join(BOT_NAMES) + ", or an exported bot file"
+
+
+def _rules_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show", metavar="PRESET", help="print every field of a preset as JSON")
-    p.set_defaults(func=cmd_rules)
-    p = sub.add_parser("demo", help="watch random players play (self-play printed move by move)")
+
+
+def _demo_args(p: argparse.ArgumentParser) -> None:
     add_rules_args(p)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--games", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="print only each game's result")
-    p.set_defaults(func=cmd_demo)
-    p = sub.add_parser("eval", help="play bots against each other and report fool rates with 95%% confidence "
-                                    "intervals")
-    p.add_argument("bots", nargs="+", help=f"bots: {bot_list}")
+
+
+def _eval_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bots", nargs="+", help=f"bots: {_bot_list()}")
     add_rules_args(p)
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole duplicate decks)")
     p.add_argument("--seed", type=int, default=0)
@@ -334,8 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", help="write one row per seat per game as CSV")
     p.add_argument("--chart", help="write a chart of fool rates (.png, .svg or .pdf)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_eval)
-    p = sub.add_parser("train", help="self-play PPO training (the main job)")
+
+
+def _train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="a shipped config by name (default, shipped, ...) or a YAML file")
     p.add_argument("--list-configs", action="store_true", help="list the shipped configs and exit")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
@@ -350,27 +358,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--envs-per-runner", type=int, help="rllib: games each env runner steps at once (default 4)")
     p.add_argument("--iterations", type=int, help="rllib: stop after this many iterations (default: total_steps)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_train)
-    p = sub.add_parser("init-config", help="copy a shipped training config to edit")
+
+
+def _init_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", help="a shipped config (durak train --list-configs)")
     p.add_argument("-o", "--output", required=True, help="the file to write")
     p.add_argument("--force", action="store_true", help="replace the file if it exists")
-    p.set_defaults(func=cmd_init_config)
-    p = sub.add_parser("export", help="export a checkpoint as a playable bot file")
+
+
+def _export_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("checkpoint", help="a checkpoint file, or a run folder (its latest checkpoint)")
     p.add_argument("--format", choices=("onnx", "torchscript"), default="onnx")
     p.add_argument("-o", "--output", required=True, help="the bot file to write (missing folders are made)")
-    p.set_defaults(func=cmd_export)
-    p = sub.add_parser("play", help="play against bots in the terminal")
+
+
+def _play_args(p: argparse.ArgumentParser) -> None:
     add_rules_args(p)
     p.add_argument("--opponent", action="append", metavar="BOT",
                    help=f"the bot at every other seat, or repeat it for each in seat order (default heuristic): "
-                        f"{bot_list}")
+                        f"{_bot_list()}")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, help="fix the deal")
     p.add_argument("--save", metavar="FILE", help="write the game record (JSON) when the game ends")
-    p.set_defaults(func=cmd_play)
-    p = sub.add_parser("serve", help="play against bots in the browser")
+
+
+def _serve_args(p: argparse.ArgumentParser) -> None:
     add_rules_args(p)
     p.add_argument("--opponent", action="append", metavar="BOT",
                    help="the page's default bot at every other seat, or repeat it for each in seat order")
@@ -381,7 +393,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also answer requests addressed to this host name (the server answers IP addresses and "
                         "localhost; any other name is refused, so that another site cannot reach it by DNS)")
     p.add_argument("--open", action="store_true", help="open the page in the browser")
-    p.set_defaults(func=cmd_serve)
+
+
+COMMANDS = {
+    "rules": (cmd_rules, _rules_args, "list the rules presets, or show one's fields"),
+    "demo": (cmd_demo, _demo_args, "watch random players play (self-play printed move by move)"),
+    "eval": (cmd_eval, _eval_args, "play bots against each other and report fool rates with 95%% confidence "
+                                   "intervals"),
+    "train": (cmd_train, _train_args, "self-play PPO training (the main job)"),
+    "init-config": (cmd_init_config, _init_config_args, "copy a shipped training config to edit"),
+    "export": (cmd_export, _export_args, "export a checkpoint as a playable bot file"),
+    "play": (cmd_play, _play_args, "play against bots in the terminal"),
+    "serve": (cmd_serve, _serve_args, "play against bots in the browser"),
+}
+"""The subcommands: what each runs, its arguments and its line in ``durak --help``."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="durak", description="Durak: rules engine, environment, bots and training.")
+    parser.add_argument("--version", action="version", version=f"durak-env {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    for name, (run, add_args, about) in COMMANDS.items():
+        p = sub.add_parser(name, help=about)
+        add_args(p)
+        p.set_defaults(func=run)
     return parser
 
 

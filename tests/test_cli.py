@@ -252,7 +252,7 @@ def test_a_broken_pipe_of_the_commands_own_is_a_fault_not_success():
     output going away: it fails, with its traceback."""
     code = ("import sys, frontends.cli as cli\n"
             "def broken(args):\n    raise BrokenPipeError(32, 'a worker pipe')\n"
-            "cli.cmd_demo = broken\nsys.exit(cli.main(['demo']))")
+            "cli.COMMANDS['demo'] = (broken, *cli.COMMANDS['demo'][1:])\nsys.exit(cli.main(['demo']))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 1 and "BrokenPipeError" in proc.stderr and "a worker pipe" in proc.stderr
 

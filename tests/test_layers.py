@@ -268,3 +268,27 @@ def test_what_else_lies_in_the_checkout_cannot_break_or_slow_the_checks(tmp_path
     subprocess.run(["git", "add", "-f", str(LITTER[0])], cwd=tmp_path, check=True)
     with pytest.raises(AssertionError, match="absent.md"):
         test_files_named_in_docstrings_and_docs_exist()
+
+
+LONGEST = 60
+"""Lines a function of the package may take (tests and benchmarks aside): a longer one is split where it
+changes subject."""
+
+
+def long_functions(paths) -> list[str]:
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > LONGEST:
+                    found.append(f"{path}:{node.lineno} {node.name} ({lines} lines)")
+    return found
+
+
+def test_no_function_of_the_package_is_longer_than_sixty_lines(tmp_path):
+    assert long_functions(modules().values()) == []
+    planted = tmp_path / "planted_long.py"  # the control: a 61-line function is found, a 60-line one is not
+    body = "".join(f"    x{i} = {i}\n" for i in range(LONGEST - 1))
+    planted.write_text(f"def planted():\n{body}    return 0\n\n\ndef fits():\n{body[:body.rindex('    x')]}    return 0\n")
+    assert [line.split(" ", 1)[1] for line in long_functions([planted])] == [f"planted ({LONGEST + 1} lines)"]
