@@ -30,6 +30,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .engine.actions import layout_for
+from .engine.checks import is_integer
 from .engine.game import Game
 from .engine.loop import MOVE_LIMIT
 from .engine.render import render
@@ -57,7 +58,7 @@ class DurakEnv(AECEnv):
     def __init__(self, rules: Rules | dict | str | None = None, render_mode: str | None = None,
                  auto_play_forced: bool = True, max_moves: int | None = MOVE_LIMIT):
         super().__init__()
-        if max_moves is not None and (isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1):
+        if max_moves is not None and not is_integer(max_moves, 1):
             raise ValueError(f"max_moves must be a positive integer or None, got {max_moves!r}")
         self.max_moves = max_moves
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

@@ -22,18 +22,18 @@ learners need; ``info["refusal"]`` says why, a ``Refusal`` code) or raises
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 import sys
+from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from .engine.actions import layout_for
+from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
-from .engine.refusal import Refusal
 from .engine.loop import MOVE_LIMIT, play, seated
+from .engine.refusal import Refusal
 from .engine.render import render
 from .environment import make_rules
 from .observation import ObservationEncoder
@@ -49,13 +49,13 @@ class DurakGymEnv(gymnasium.Env):
                  render_mode: str | None = None, illegal_action: str = "lose", max_moves: int | None = MOVE_LIMIT):
         self.rules = make_rules(rules)
         n = self.rules.num_players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+        if seat != "random" and not is_integer(seat, 0, n - 1):
             raise ValueError(f"seat must be 'random' or a seat from 0 to {n - 1}, got {seat!r}")
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {', '.join(ILLEGAL_ACTIONS)}, got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if max_moves is not None and (isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1):
+        if max_moves is not None and not is_integer(max_moves, 1):
             raise ValueError(f"max_moves must be a positive integer or None, got {max_moves!r}")
         self.seat_choice, self.illegal_action, self.render_mode, self.max_moves = seat, illegal_action, render_mode, max_moves
         self.opponents = _make_opponents(opponents, n - 1, self.rules)
@@ -86,7 +86,7 @@ class DurakGymEnv(gymnasium.Env):
         n = self.rules.num_players
         rng = self.np_random
         self.seat = options.get("seat", self.seat_choice if self.seat_choice != "random" else int(rng.integers(n)))
-        if isinstance(self.seat, bool) or not isinstance(self.seat, int) or not 0 <= self.seat < n:
+        if not is_integer(self.seat, 0, n - 1):
             raise ValueError(f"seat must be from 0 to {n - 1}, got {self.seat!r}")
         if options.get("state") is not None:
             self.game = Game.from_dict(options["state"])

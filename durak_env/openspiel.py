@@ -38,9 +38,8 @@ from .engine.cards import CARDS, cards_of
 from .engine.determinize import sample_world
 from .engine.game import Game
 from .engine.loop import MOVE_LIMIT
-from .engine.rules import PRESETS, Rules
+from .engine.rules import MAX_PLAYERS, PRESETS, Rules
 from .observation import ObservationEncoder
-
 
 _DEFAULT = Rules()
 _NONE_AS_ZERO = ("full_table_hand_size", "max_bouts")
@@ -62,7 +61,7 @@ def _game_type(num_players: int | None = None) -> pyspiel.GameType:
         # Two seats: the fool -1, the other +1.  More: seed 003's placing points, where ties do not sum to 0.
         utility=pyspiel.GameType.Utility.ZERO_SUM if two else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=6,
+        max_num_players=MAX_PLAYERS,
         min_num_players=2,
         provides_information_state_string=True,
         provides_information_state_tensor=False,

@@ -28,9 +28,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from .cores import usable_cores
+from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
-from .engine.refusal import Refusal
 from .engine.loop import MOVE_LIMIT, play, seated
+from .engine.refusal import Refusal
 from .engine.rules import Rules
 from .environment import make_rules
 from .observation import ObservationEncoder
@@ -57,11 +58,11 @@ class SelfPlayVectorEnv:
     def __init__(self, rules: Rules | dict | str | None = None, num_envs: int = 64, workers: int | str = 1,
                  max_moves: int = MOVE_LIMIT):
         self.rules = make_rules(rules)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if not is_integer(num_envs, 1):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if workers == "auto":
             workers = usable_cores()
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        if not is_integer(workers, 1):
             raise ValueError(f"workers must be a positive integer or 'auto', got {workers!r}")
         self.num_envs, self.workers = num_envs, min(workers, num_envs)
         enc = ObservationEncoder(self.rules)
@@ -231,7 +232,7 @@ class DurakVectorEnv(VectorEnv):
 
         self.rules = make_rules(rules)
         n = self.rules.num_players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n):
+        if seat != "random" and not is_integer(seat, 0, n - 1):
             raise ValueError(f"seat must be 'random' or a seat from 0 to {n - 1}, got {seat!r}")
         self.core = VectorGames(self.rules, num_envs, max_moves)
         self.num_envs, self.seat_choice, self.max_moves = num_envs, seat, max_moves

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
-from .engine.refusal import Refusal
 from .engine.loop import MOVE_LIMIT
+from .engine.refusal import Refusal
 from .engine.rules import Rules
 from .observation import ObservationEncoder
 
@@ -34,9 +35,9 @@ class VectorGames:
 
     def __init__(self, rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
                  first: int = 0):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if not is_integer(num_envs, 1):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+        if not is_integer(max_moves, 1):
             raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
         self.rules: Rules = rules
         self.num_envs: int = num_envs

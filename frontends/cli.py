@@ -20,7 +20,7 @@ from durak_env.engine.actions import decode_action
 from durak_env.engine.game import Game
 from durak_env.engine.loop import play
 from durak_env.engine.render import describe_result, render
-from durak_env.engine.rules import Rules
+from durak_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 EXTRAS = {"torch": "train", "onnx": "train", "tensorboard": "train", "yaml": "train", "onnxruntime": "play",
           "tqdm": "play", "openskill": "play", "matplotlib": "play", "starlette": "play", "uvicorn": "play",
@@ -57,7 +57,7 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
 
 def add_rules_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="podkidnoy", help="a rules preset (see `durak rules`)")
-    p.add_argument("--players", type=int, help="seats at the table (2-6)")
+    p.add_argument("--players", type=int, help=f"seats at the table ({MIN_PLAYERS}-{MAX_PLAYERS})")
     p.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a rules field, e.g. transfer=true")
 
 

@@ -111,3 +111,20 @@ def test_random_rules_cover_every_field_and_value():
         assert len({json.dumps(d[name]) for d in drawn}) > 1, name
     assert {d["num_players"] for d in drawn} == set(range(2, 7))
     assert {d["deck_size"] for d in drawn} == {24, 36, 52}
+
+
+def test_an_integer_argument_may_come_from_numpy_but_never_as_true_or_false():
+    """Every integer argument is checked by one rule (durak_env.engine.checks.is_integer): numpy's integers pass,
+    as a seat or a table size read from an array would be; true, false, 2.0 and "2" do not."""
+    import numpy as np
+
+    from durak_env.engine.checks import is_integer
+
+    rules = Rules(num_players=np.int64(3))
+    assert rules.num_players == 3 and type(rules.num_players) is int and json.dumps(rules.to_dict())
+    assert Game(Rules(), seed=1).view(np.int8(1)).seat == 1
+    for bad in (True, False, 2.0, "2", None, np.bool_(True), np.float32(2)):
+        assert not is_integer(bad)
+        with pytest.raises(ValueError, match="num_players must be an integer from 2 to 6"):
+            Rules(num_players=bad)
+    assert is_integer(np.uint64(2**64 - 1), 0, 2**64 - 1) and not is_integer(-1, 0) and not is_integer(7, high=6)

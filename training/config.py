@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from durak_env.cores import usable_cores
+from durak_env.engine.checks import is_integer
 from durak_env.engine.rules import Rules
 
 OPPONENTS = ("self", "pool", "heuristic", "easy", "random", "search")
@@ -170,7 +171,7 @@ class TrainConfig:
             v = getattr(self, name)
             if v == "auto" and name in AUTO:
                 continue
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            if not is_integer(v, low):
                 raise bad(name, f"an integer >= {low}")
         for name, (low, high) in NUMBERS.items():
             v = getattr(self, name)
@@ -185,7 +186,7 @@ class TrainConfig:
         if not isinstance(self.source, str):
             raise bad("source", "the path of a config file")
         if (not isinstance(self.hidden_sizes, list) or not self.hidden_sizes
-                or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 8192 for h in self.hidden_sizes)):
+                or not all(is_integer(h, 1, 8192) for h in self.hidden_sizes)):
             raise bad("hidden_sizes", "a non-empty list of layer widths from 1 to 8192")
         if not isinstance(self.pretrain_teacher, str):
             raise bad("pretrain_teacher", "a bot name such as search:fast")

@@ -30,15 +30,16 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .actions import Action, Layout, decode_action, layout_for
-from .refusal import Refusal
 from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, SUITS, Card, cards_of, deck, mask_of, suit_of
-from .rules import Rules
+from .checks import is_integer
+from .refusal import Refusal
+from .rules import MAX_PLAYERS, Rules
 from .snapshot import load_snapshot
 from .view import BoutEnd, SeatView
 
 _NEXT_IN: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(tuple(next(((seat + i) % n for i in range(1, n + 1) if not out >> (seat + i) % n & 1), seat)
-                for seat in range(n)) for out in range(1 << n)) for n in range(7))
+                for seat in range(n)) for out in range(1 << n)) for n in range(MAX_PLAYERS + 1))
 """_NEXT_IN[players][out mask][seat]: the next seat clockwise that has not gone out (the seat itself if all are)."""
 
 # The card tables the hot paths read, typed and Final: compiled, they are C statics of this module rather than
@@ -695,7 +696,7 @@ def shuffle(rng: random.Random, cards: list[int]) -> None:
 
 
 def _check_seat(seat: Any, n: int, name: str) -> None:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+    if not is_integer(seat, 0, n - 1):
         raise ValueError(f"{name} must be a seat from 0 to {n - 1}, got {seat!r}")
 
 

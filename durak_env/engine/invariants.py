@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from .cards import conservation_problem
-from .rules import PRESETS, Rules
+from .rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
 
 
 class InvariantViolation(AssertionError):
@@ -97,7 +97,7 @@ def random_rules(rng: random.Random) -> Rules:
     while True:
         base = rng.choice(list(PRESETS))
         fields = {
-            "num_players": rng.randint(2, 6), "deck_size": rng.choice([24, 36, 52]), "hand_size": rng.randint(3, 6),
+            "num_players": rng.randint(MIN_PLAYERS, MAX_PLAYERS), "deck_size": rng.choice([24, 36, 52]), "hand_size": rng.randint(3, 6),
             "full_table_hand_size": rng.choice([None, rng.randint(3, 6)]),
             "throw_in": rng.choice(["attacker", "neighbours", "all"]), "throw_in_before_beaten": rng.random() < .5,
             "transfer": rng.random() < .5, "max_attacks": rng.randint(4, 6), "max_attacks_early": rng.randint(1, 6),

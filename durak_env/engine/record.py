@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import decode_action
+from .checks import is_integer
 from .game import Game, IllegalAction
 from .rules import Rules
 
@@ -67,9 +68,9 @@ def make_record(rules: Rules, seed: int, first_seat: int, moves, players=None) -
 
 
 def _int(value: Any, where: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    if not is_integer(value, low, high):
         raise ValueError(f"record {where} must be an integer from {low} to {high}, got {value!r}")
-    return value
+    return int(value)
 
 
 SEED_DIGITS = len(str(2**64 - 1))
@@ -80,9 +81,9 @@ def read_seed(value: Any, where: str = "seed") -> int:
     2**64 - 1; ValueError otherwise."""
     if isinstance(value, str) and 0 < len(value) <= SEED_DIGITS and value.isascii() and value.isdigit():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
+    if not is_integer(value, 0, 2**64 - 1):
         raise ValueError(f"{where} must be a decimal string (or integer) from 0 to {2**64 - 1}, got {value!r}")
-    return value
+    return int(value)
 
 
 def load_record(data: Any) -> Record:

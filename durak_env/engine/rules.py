@@ -12,12 +12,16 @@ import dataclasses
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .checks import is_integer
+
 THROW_IN = ("attacker", "neighbours", "all")
 DEFENDER_LIMITS = ("bout_start", "current_hand")
 NO_TRUMP_LEADS = ("first_seat", "redeal", "after_dealer", "seat_zero")
 EARLY_ENDS = ("first_bout", "first_discard")
 NEXT_DEAL = ("rotate", "fool_deals")
 DECK_SIZES = (24, 36, 52)
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+"""The table sizes the rules allow (seed 000: "Players: 2 to 6")."""
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,7 @@ class Rules:
     """One Durak variant.  The default is 2-player 36-card podkidnoy as seed 004 plays it."""
 
     num_players: int = 2
-    """Seats at the table, 2 to 6 (seed 000: "Players: 2 to 6")."""
+    """Seats at the table, ``MIN_PLAYERS`` to ``MAX_PLAYERS`` (seed 000: "Players: 2 to 6")."""
     deck_size: int = 36
     """24 (nine to ace), 36 (six to ace) or 52 cards (seed 002)."""
     hand_size: int = 6
@@ -67,7 +71,7 @@ class Rules:
     """How a match picks the next deal's first seat: "rotate" one seat on (000) or "fool_deals" (003)."""
 
     def __post_init__(self) -> None:
-        _check_int(self, "num_players", 2, 6)
+        _check_int(self, "num_players", MIN_PLAYERS, MAX_PLAYERS)
         _check_choice(self, "deck_size", DECK_SIZES)
         _check_int(self, "hand_size", 1, 26)
         if self.full_table_hand_size is not None:
@@ -95,7 +99,7 @@ class Rules:
     @property
     def deal_size(self) -> int:
         """Cards dealt and refilled to at this table."""
-        if self.num_players == 6 and self.full_table_hand_size is not None:
+        if self.num_players == MAX_PLAYERS and self.full_table_hand_size is not None:
             return self.full_table_hand_size
         return self.hand_size
 
@@ -156,8 +160,9 @@ def _check_keys(data: dict[str, Any]) -> None:
 
 def _check_int(rules: Rules, name: str, low: int, high: int) -> None:
     value = getattr(rules, name)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+    if not is_integer(value, low, high):
         raise ValueError(f"Rules.{name} must be an integer from {low} to {high}, got {value!r}")
+    object.__setattr__(rules, name, int(value))  # numpy's integers kept as Python's: the rules go into JSON
 
 
 def _check_choice(rules: Rules, name: str, allowed: tuple) -> None:

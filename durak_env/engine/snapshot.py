@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import BEATERS, SUITS, Card, conservation_problem, deck, suit_of
+from .checks import is_integer
 from .rules import Rules
 
 REQUIRED = ("rules", "trump_suit", "trump_card", "stock", "hands", "discard", "table", "attacker", "defender", "to_act", "out")
@@ -34,7 +35,7 @@ def _cards(value: Any, where: str, deck_cards: set[int]) -> list[int]:
 def _seat(value: Any, where: str, n: int, allow_none: bool = False) -> int | None:
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+    if not is_integer(value, 0, n - 1):
         raise ValueError(f"snapshot {where} must be a seat from 0 to {n - 1}, got {value!r}")
     return value
 
@@ -57,7 +58,7 @@ def load_snapshot(cls, data: Any):
     attacker = _seat(data["attacker"], "attacker", n)
     defender = _seat(data["defender"], "defender", n)
     bouts = data.get("bouts", 0)
-    if isinstance(bouts, bool) or not isinstance(bouts, int) or bouts < 0:
+    if not is_integer(bouts, 0):
         raise ValueError(f"snapshot bouts must be a count from 0, got {bouts!r}")
     over = n - len(out) <= 1
     capped = not over and rules.max_bouts is not None and bouts >= rules.max_bouts
@@ -190,6 +191,6 @@ def _bout_of(data: dict, rules: Rules, defender_cards: int, defences: list[int])
     if taking and not rules.throw_in_after_take:
         raise ValueError("snapshot says the defender is taking, but these rules end the bout at once on a take")
     limit = data.get("bout_limit", defender_cards + sum(1 for d in defences if d >= 0))
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+    if not is_integer(limit, 0):
         raise ValueError(f"snapshot bout_limit must be a count from 0, got {limit!r}")
     return taking, limit

@@ -9,8 +9,8 @@ reach a hidden card.
 from typing import NamedTuple  # no postponed annotations: the NamedTuples' fields keep real types
 
 from .cards import CARDS, Card, cards_of
+from .checks import is_integer
 from .rules import Rules
-
 
 _SEATS_OF = tuple(tuple(s for s in range(6) if mask >> s & 1) for mask in range(64))
 """Seat bitmask -> the seats in it (Rules allow at most six)."""
@@ -86,7 +86,7 @@ class SeatView(NamedTuple):
 
     @classmethod
     def of(cls, game, seat: int) -> "SeatView":
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.n:
+        if not is_integer(seat, 0, game.n - 1):
             raise ValueError(f"seat must be from 0 to {game.n - 1}, got {seat!r}")
         to_act = None if game.result is not None else game.to_act
         return cls(

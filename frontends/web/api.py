@@ -17,11 +17,12 @@ from typing import Any
 
 from baselines import LEVELS, SHIPPED_BOTS, make_bot
 from durak_env.engine.cards import Card
+from durak_env.engine.checks import is_integer
 from durak_env.engine.game import Game
 from durak_env.engine.match import Match
 from durak_env.engine.record import load_record, read_seed
 from durak_env.engine.render import describe_bout, describe_result, sorted_hand
-from durak_env.engine.rules import Rules
+from durak_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 from .table import Refused, Table, card_json, move_text, new_seed
 
@@ -112,7 +113,7 @@ def presets_offered() -> list[dict[str, Any]]:
     trained bot was made for."""
     out = []
     for name, about in Rules.presets().items():
-        seats = [n for n in range(2, 7) if _fits(name, n)]
+        seats = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if _fits(name, n)]
         trained = [n for n in seats if any(r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
         out.append({"name": name, "about": about, "seats": seats, "trained": trained})
     return out
@@ -138,7 +139,7 @@ class Api:
         self.openings.check(address)
         preset, rules = self._rules(body)
         seat = body.get("seat", 0)
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < rules.num_players:
+        if not is_integer(seat, 0, rules.num_players - 1):
             raise Refused(422, f"seat must be an integer from 0 to {rules.num_players - 1}, got {seat!r}")
         seed = self._seed(body)
         match = body.get("match", False)
@@ -189,8 +190,8 @@ class Api:
         if not isinstance(preset, str) or preset not in Rules.presets():
             raise Refused(422, f"unknown preset {preset!r}; presets: {', '.join(Rules.presets())}")
         players = body.get("players", options.rules.num_players)
-        if isinstance(players, bool) or not isinstance(players, int):
-            raise Refused(422, f"players must be an integer from 2 to 6, got {players!r}")
+        if not is_integer(players):
+            raise Refused(422, f"players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
         if preset == options.preset and players == options.rules.num_players:
             return preset, options.rules  # the rules given on the command line (--set included)
         try:

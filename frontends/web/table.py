@@ -20,6 +20,7 @@ from typing import Any
 
 from durak_env.engine.actions import decode_action
 from durak_env.engine.cards import CARDS, SUIT_SYMBOLS, SUITS, Card
+from durak_env.engine.checks import is_integer
 from durak_env.engine.game import Game
 from durak_env.engine.loop import MOVE_LIMIT, play, seated
 from durak_env.engine.match import Match
@@ -119,7 +120,7 @@ class Table:
                           Refusal.GAME_OVER)
         if game.to_act != self.seat:  # e.g. another tab moved
             raise Refused(409, f"it is {self.name(game.to_act)}'s turn, not yours", Refusal.NOT_YOUR_TURN)
-        if isinstance(action, bool) or not isinstance(action, int):
+        if not is_integer(action):
             raise Refused(422, f"action must be an integer index, got {action!r}", Refusal.NOT_AN_ACTION)
         refused = game.refusal(action)
         if refused is not None:
