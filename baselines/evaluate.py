@@ -14,7 +14,6 @@ import itertools
 import json
 import math
 import os
-import random
 import signal
 import time
 from array import array
@@ -23,11 +22,12 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from durak_env.cores import usable_cores
 from durak_env.engine.cards import CARDS, cards_of
 from durak_env.engine.game import Game
 from durak_env.engine.loop import MOVE_LIMIT, play
-from durak_env.cores import usable_cores
 from durak_env.engine.rules import Rules
+from durak_env.engine.seeds import derive_seed
 
 from . import make_bot
 from .progress import Progress
@@ -128,10 +128,6 @@ class Report:
         return out
 
 
-def _deal_seed(seed: int, lineup: int, deal: int) -> int:
-    return random.Random(f"durak-eval/{seed}/{lineup}/{deal}").getrandbits(63)
-
-
 _BOT_CACHE: dict[tuple, object] = {}
 
 
@@ -157,7 +153,7 @@ def play_deal(task: tuple) -> tuple[list[GameRecord], list[float], list[int]]:
         seat_bots = tuple(lineup[(s + rot) % n] for s in range(n))
         bots = [_bot(specs[b], rules) for b in seat_bots]
         for s, bot in enumerate(bots):
-            bot.reset(deal_seed * 7 + s)
+            bot.reset(derive_seed("eval-bot", deal_seed, s))
         game = Game(rules, seed=deal_seed)
         deck = " ".join(str(CARDS[c]) for h in game.hands for c in cards_of(h)) + " | " + " ".join(
             str(CARDS[c]) for c in game.stock)
@@ -249,7 +245,7 @@ def _deal_tasks(bots: list, rules: Rules, games: int, seed: int, duplicate: bool
     for li, lineup in enumerate(lineups):
         for d in range(deals):
             rotations = tuple(distinct.values()) if duplicate else (d % n,)
-            tasks.append((tuple(bots), rules.to_dict(), li, lineup, d, _deal_seed(seed, li, d), rotations))
+            tasks.append((tuple(bots), rules.to_dict(), li, lineup, d, derive_seed("eval", seed, li, d), rotations))
     return tasks, per_deal
 
 

@@ -33,6 +33,7 @@ from .engine.game import Game, IllegalAction
 from .engine.loop import MOVE_LIMIT, play, seated
 from .engine.refusal import Refusal
 from .engine.rules import Rules
+from .engine.seeds import derive_seed
 from .environment import make_rules
 from .observation import ObservationEncoder
 from .vector_games import VectorGames, array_shapes
@@ -267,7 +268,7 @@ class DurakVectorEnv(VectorEnv):
         self.learner[i] = learner
         policies = [None] * n
         for k, bot in enumerate(self.opponents[i], 1):
-            bot.reset(None if seed is None else seed * 7919 + i * 13 + k)
+            bot.reset(None if seed is None else derive_seed("vector-bot", seed, i, k))
             policies[(learner + k) % n] = bot.act
         self._policies[i] = policies
         self._play_bots(i)

@@ -32,6 +32,7 @@ from baselines.netsearch import NetSearchBot
 from baselines.policy_file import load_bot
 from durak_env.engine.game import Game
 from durak_env.engine.loop import play, seated
+from durak_env.engine.seeds import derive_seed
 
 from .export import policy_from_bot_file, write_bot
 from .policy import ActionProbabilities
@@ -154,7 +155,7 @@ def run_round(k: int, bot_file: str, cfg: ExpertConfig, say) -> str:
     if bot.exists():
         return str(bot)
     folder.mkdir(parents=True, exist_ok=True)
-    tasks = [(bot_file, cfg.playouts, min(PART_GAMES, cfg.games - i), cfg.seed * 1_000_003 + k * 10_007 + i,
+    tasks = [(bot_file, cfg.playouts, min(PART_GAMES, cfg.games - i), derive_seed("expert", cfg.seed, k, i),
               cfg.opponents) for i in range(0, cfg.games, PART_GAMES)]
     todo = [(i, t) for i, t in enumerate(tasks) if not (folder / f"part-{i:04d}.npz").exists()]
     started = time.monotonic()

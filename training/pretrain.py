@@ -20,6 +20,7 @@ from baselines import make_bot
 from durak_env.engine.game import Game
 from durak_env.engine.loop import play, seated
 from durak_env.engine.rules import Rules
+from durak_env.engine.seeds import derive_seed
 from durak_env.observation import ObservationEncoder
 
 from .policy import PolicyNet
@@ -63,7 +64,7 @@ def collect(rules: Rules, teacher: str, games: int, seed: int, workers: int, sel
             progress: bool = False):
     """The teacher's decisions over ``games`` deals, played in ``workers`` processes."""
     chunk = 25
-    tasks = [(rules.to_dict(), teacher, min(chunk, games - i), seed * 100_003 + i, self_share)
+    tasks = [(rules.to_dict(), teacher, min(chunk, games - i), derive_seed("teacher", seed, i), self_share)
              for i in range(0, games, chunk)]
     parts = []
     bar = None

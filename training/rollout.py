@@ -23,6 +23,7 @@ import torch
 from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot, make_bot
 from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
+from durak_env.engine.seeds import derive_seed
 from durak_env.vector_games import VectorGames
 
 from .config import TrainConfig
@@ -262,7 +263,7 @@ class Rollouts:
         for w in range(workers):
             self.procs.append(None)
             self.conns.append(None)
-            self._start(w, seed * 1000 + w)
+            self._start(w, derive_seed("worker", seed, w))
 
     def _start(self, w: int, seed: int) -> None:
         parent, child = self._ctx.Pipe()
@@ -316,7 +317,7 @@ class Rollouts:
                                  "the run stopped at its last checkpoint: durak train --resume RUN_DIR goes on")
             print(f"durak train: rollout worker {w} died (exit code {code}); a new one takes its place",
                   file=sys.stderr, flush=True)
-            self._start(w, self.seed * 1000 + w + 100 * self.restarts)
+            self._start(w, derive_seed("worker", self.seed, w, self.restarts))
             weights, pool_version, steps = self._request
             try:
                 self.conns[w].send((weights, self._pool, pool_version, steps))

@@ -22,6 +22,7 @@ import torch
 import yaml
 
 from durak_env.engine.rules import Rules
+from durak_env.engine.seeds import derive_seed
 from durak_env.observation import ObservationEncoder
 
 from .checkpoints import WriteFailed, load_checkpoint, make_checkpoint, save_atomic
@@ -97,7 +98,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
         checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=True)
     num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
     last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
-    rollouts = Rollouts(cfg, rules, seed=cfg.seed * 7919 + state.update)
+    rollouts = Rollouts(cfg, rules, seed=derive_seed("rollouts", cfg.seed, state.update))
     clock.start_ppo(state)
     state.ppo_from = clock.ppo_from
     log.start(state, clock)
