@@ -15,6 +15,11 @@ from .base import Bot, RandomBot
 from .heuristic import EasyBot, HeuristicBot, heuristic_action
 from .search import LEVELS, PolicySearchBot, SearchBot
 
+BUILTIN_BOTS = {"heuristic": "Heuristic (seed 004's opponent)", "easy": "Easy (plays loosely)", "random": "Random",
+                **{f"search:{level}": f"Search, {level}" for level in LEVELS}, "search:mcts": "Tree search (MCTS)"}
+"""The bots that need nothing but the rules in play, by name, with the words a page shows for each."""
+POLICY_BOTS = ("trained", "search:net")
+"""The bots built on the shipped policy for the rules in play (where a family's bot is shipped)."""
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
              "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]", "trained",
              "trained:<family>")
@@ -95,6 +100,5 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
     raise ValueError(f"unknown bot {spec!r}; bots: {', '.join(BOT_NAMES)}, or an exported policy file")
 
 
-__all__ = ["BOT_NAMES", "LEVELS", "SHIPPED_BOTS", "Bot", "EasyBot", "HeuristicBot", "PolicySearchBot", "RandomBot",
-           "SearchBot",
-           "heuristic_action", "make_bot", "shipped_bot"]
+__all__ = ["BOT_NAMES", "BUILTIN_BOTS", "LEVELS", "POLICY_BOTS", "SHIPPED_BOTS", "Bot", "EasyBot", "HeuristicBot",
+           "PolicySearchBot", "RandomBot", "SearchBot", "heuristic_action", "make_bot", "shipped_bot"]

@@ -281,7 +281,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """The page in the browser (frontends/web)."""
     from baselines import make_bot
 
-    from .web.api import BUILTIN_BOTS, SHIPPED_POLICY_BOTS, Options
+    from baselines import BUILTIN_BOTS, POLICY_BOTS
+
+    from .web.api import Options
     from .web.server import serve
 
     rules = rules_from_args(args)
@@ -290,7 +292,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         name, sep, path = text.partition("=")
         if not sep or not name or not path:
             raise UsageError(f"--bot takes NAME=PATH, got {text!r}")
-        if name in BUILTIN_BOTS or name in SHIPPED_POLICY_BOTS:
+        if name in BUILTIN_BOTS or name in POLICY_BOTS:
             raise UsageError(f"--bot {name}: that name is a built-in bot; pick another")
         try:
             make_bot(path)  # read now: a bad file is said at start, not in the middle of a game
@@ -299,9 +301,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         files[name] = path
     opponents = args.opponent or ["heuristic"]
     for name in opponents:
-        if name not in files and name not in BUILTIN_BOTS and name not in SHIPPED_POLICY_BOTS:
+        if name not in files and name not in BUILTIN_BOTS and name not in POLICY_BOTS:
             raise UsageError(f"--opponent {name}: the page offers "
-                             f"{', '.join((*BUILTIN_BOTS, *SHIPPED_POLICY_BOTS, *files))}")
+                             f"{', '.join((*BUILTIN_BOTS, *POLICY_BOTS, *files))}")
     if len(opponents) not in (1, rules.num_players - 1):
         raise UsageError(f"give one --opponent for every other seat ({rules.num_players - 1}), or one for all")
     if args.port is not None and not 0 <= args.port <= 65535:

@@ -17,7 +17,9 @@ from durak_env.cores import usable_cores
 from durak_env.engine.checks import is_integer
 from durak_env.engine.rules import Rules
 
-OPPONENTS = ("self", "pool", "heuristic", "easy", "random", "search")
+KIND_BOTS = {"heuristic": "heuristic", "easy": "easy", "random": "random", "search": "search:fast"}
+"""The opponent kinds that are bots, and the bot (``make_bot``'s name) each stands for."""
+OPPONENTS = ("self", "pool", *KIND_BOTS)
 """The kinds of opponent a share can name; any other name a bot maker knows ("search:medium", "trained",
 a bot file's path) is an opponent too, frozen (a best-response learner trains against a shipped bot so)."""
 

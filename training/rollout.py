@@ -20,13 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from baselines import EasyBot, HeuristicBot, RandomBot, SearchBot, make_bot
+from baselines import make_bot
 from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
 from durak_env.vector_games import VectorGames
 
-from .config import TrainConfig
+from .config import KIND_BOTS, TrainConfig
 from .policy import PolicyNet, sample_masked
 
 LEARN = "self"
@@ -71,8 +71,7 @@ class RolloutWorker:
         self.policy = PolicyNet(self.obs_size, self.num_actions, cfg.hidden_sizes)
         self.pool: list[PolicyNet] = []
         self.pool_version = -1
-        self.bots = {"heuristic": HeuristicBot(), "easy": EasyBot(seed), "random": RandomBot(seed),
-                     "search": SearchBot(seed, level="fast")}
+        self.bots = {kind: make_bot(name, seed=seed) for kind, name in KIND_BOTS.items()}
         for spec in cfg.opponents:  # a named bot (a frozen policy file, a search level): made once, here
             if spec not in self.bots and spec not in (LEARN, "pool"):
                 self.bots[spec] = make_bot(spec, seed=seed, rules=rules)

@@ -15,7 +15,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from baselines import LEVELS, SHIPPED_BOTS, make_bot
+from baselines import BUILTIN_BOTS, POLICY_BOTS, SHIPPED_BOTS, make_bot
 from durak_env.engine.cards import Card
 from durak_env.engine.checks import is_integer
 from durak_env.engine.game import Game
@@ -30,9 +30,6 @@ MAX_TABLES = 500
 """Games held at once; the least recently used goes first."""
 GAMES_PER_MINUTE = 60
 """New tables one address may open in a minute; past it, 429 (a page that loops cannot evict everyone's games)."""
-BUILTIN_BOTS = ("random", "easy", "heuristic", *(f"search:{level}" for level in LEVELS), "search:mcts")
-SHIPPED_POLICY_BOTS = ("trained", "search:net")
-"""Bots built on the shipped policy for the rules in play: offered where a preset and table size have one."""
 
 
 @dataclass
@@ -102,9 +99,7 @@ class OpeningLimit:
 def bot_choices(options: Options) -> list[dict[str, Any]]:
     """The bots the page offers at any table: the built-in ones and the files given on the command line (the
     shipped trained bots are offered where a preset lists them, ``presets_offered``)."""
-    choices = [{"name": name, "label": label} for name, label in (
-        ("heuristic", "Heuristic (seed 004's opponent)"), ("easy", "Easy (plays loosely)"), ("random", "Random"),
-        *((f"search:{level}", f"Search, {level}") for level in LEVELS), ("search:mcts", "Tree search (MCTS)"))]
+    choices = [{"name": name, "label": label} for name, label in BUILTIN_BOTS.items()]
     return choices + [{"name": name, "label": f"{name} (bot file)"} for name in options.bot_files]
 
 
@@ -232,7 +227,7 @@ class Api:
             raise Refused(422, f"a bot is named by a string, got {name!r}")
         if name in options.bot_files:
             bot = make_bot(options.bot_files[name], seed=seed)
-        elif name in BUILTIN_BOTS or name in SHIPPED_POLICY_BOTS:
+        elif name in BUILTIN_BOTS or name in POLICY_BOTS:
             try:
                 bot = make_bot(name, seed=seed, rules=rules)
             except ValueError as err:
