@@ -111,7 +111,7 @@ class VectorGames:
         played = 0
         for i in range(self.num_envs):
             game = games[i]
-            game.play_unchecked(acts[i])
+            game._play(acts[i])  # the compiled int path: acts are checked ints
             count = 1 + len(game.play_forced())
             moves[i] += count
             played += count

@@ -147,7 +147,7 @@ class Game:
             return
         rules = rules or Rules()
         _check_seat(first_seat, rules.num_players, "first_seat")
-        rng = random.Random(seed)
+        rng = random.Random(operator.index(seed) if is_integer(seed) else seed)  # numpy's integers too
         while True:
             cards = deck(rules.deck_size)
             shuffle(rng, cards)
@@ -291,8 +291,11 @@ class Game:
     def in_play(self, seat: Any) -> bool:
         return not self.out_mask >> seat & 1
 
-    def next_in(self, seat: int) -> int:
-        """The next seat clockwise (to the left) that has not gone out."""
+    def next_in(self, seat: Any) -> int:
+        """The next seat clockwise (to the left) that has not gone out (``seat`` any integer, numpy's too)."""
+        return self._next(operator.index(seat))
+
+    def _next(self, seat: int) -> int:
         return _NEXT_IN[self.n][self.out_mask][seat]
 
     def room(self) -> int:
@@ -336,13 +339,13 @@ class Game:
             return (a,)
         if policy == "neighbours":
             # Seed 002: "When only neighbours throw in, it is the two players either side of the defender."
-            other = self.next_in(d)
+            other = self._next(d)
             return (a,) if other == a else (a, other)
         seats = [a]
-        s = self.next_in(d)
+        s = self._next(d)
         while s != a:
             seats.append(s)
-            s = self.next_in(s)
+            s = self._next(s)
         return tuple(seats)
 
     def _no_transfer(self) -> str | None:
@@ -358,7 +361,7 @@ class Game:
         total = len(self.attacks) + 1
         if total > self.cap:
             return "the cap leaves no room for the transferring card"
-        target = self.next_in(self.defender)
+        target = self._next(self.defender)
         if self.hands[target].bit_count() < total:
             return f"player {target} holds too few cards to cover {total} attacks"
         return None
@@ -410,7 +413,7 @@ class Game:
         if index is None or isinstance(action, bool) or index not in legal:
             code, why = self.refusal(action) or (Refusal.NOT_LEGAL, "")
             raise IllegalAction(self._refusal_text(action, why), action, legal, code)
-        self.play_unchecked(index)
+        self._play(index)
 
     def play_forced(self) -> list[tuple[int, int]]:
         """Play every move that is the only legal one, until a seat has a choice or the deal ends;
@@ -421,11 +424,16 @@ class Game:
             if len(legal) != 1:
                 break
             played.append((self.to_act, legal[0]))
-            self.play_unchecked(legal[0])
+            self._play(legal[0])
         return played
 
-    def play_unchecked(self, action: int) -> None:
-        """Play an action known to be legal (one of ``legal_actions()``), skipping the check: for rollouts."""
+    def play_unchecked(self, action: Any) -> None:
+        """Play an action known to be legal (one of ``legal_actions()``; numpy's integers too), skipping the
+        check: for rollouts."""
+        self._play(operator.index(action))
+
+    def _play(self, action: int) -> None:
+        """``play_unchecked`` for an int (what the compiled callers in this package pass)."""
         lay = self.layout
         seat = self.to_act
         self._legal = None
@@ -458,7 +466,7 @@ class Game:
                 self.passed = 0
                 if action >= lay.transfer:  # the defender becomes the attacker of the next seat
                     self.attacker = seat
-                    self.defender = self.next_in(seat)
+                    self.defender = self._next(seat)
                     self.limit = self.hands[self.defender].bit_count()
                     self.throwers = self._compute_throwers()
         self._advance()
@@ -533,7 +541,7 @@ class Game:
         # The cap changes only between bouts (with the discard and the bout count): fixed here for the bout.
         self.cap = self.rules.attack_cap(self.discard.bit_count(), self.bouts)
         self.attacker = self.opener = attacker
-        self.defender = self.next_in(attacker)
+        self.defender = self._next(attacker)
         self.limit = self.hands[self.defender].bit_count()
         self.throwers = self._compute_throwers()
         self._legal = None
@@ -565,7 +573,7 @@ class Game:
             self._finish([s for s in range(self.n) if not self.out_mask >> s & 1], capped=True)
         else:
             # Seed 000: the defender who held attacks next; one who took "forfeit[s] their turn to attack".
-            nxt = self.next_in(d) if took or self.out_mask >> d & 1 else d
+            nxt = self._next(d) if took or self.out_mask >> d & 1 else d
             self._open_bout(nxt)
 
     def _refill(self) -> tuple[int, ...]:
@@ -578,13 +586,13 @@ class Game:
         if not self.stock:
             return tuple(drew)
         defender = self.defender
-        first = self.opener if self.opener != defender else self.next_in(defender)
+        first = self.opener if self.opener != defender else self._next(defender)
         order = [first]
-        s = self.next_in(first)
+        s = self._next(first)
         while s != first:
             if s != defender:
                 order.append(s)
-            s = self.next_in(s)
+            s = self._next(s)
         order.append(defender)
         size = self.rules.deal_size
         stock, hands = self.stock, self.hands
