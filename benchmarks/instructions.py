@@ -16,6 +16,7 @@ import argparse
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 
@@ -37,7 +38,12 @@ def instructions(rules: str, envs: int, steps: int) -> int:
     """Instructions callgrind counts for the whole run of ``steps`` steps."""
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", os.path.realpath(sys.executable),
            "-c", WORKLOAD, rules, str(envs), str(steps)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    # valgrind runs the interpreter's real file, which does not know the virtual environment it was started
+    # from: its packages go on the path (after PYTHONPATH, so that a build given there still comes first), and
+    # the hash seed is fixed so that two runs build their sets and dicts alike.
+    path = [p for p in (os.environ.get("PYTHONPATH"), *site.getsitepackages()) if p]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "PYTHONHASHSEED": "0"}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env).stderr
     found = re.search(r"Collected : (\d+)", out)
     if found is None:
         sys.exit(f"instructions: callgrind printed no count:\n{out[-2000:]}")

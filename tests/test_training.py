@@ -255,3 +255,30 @@ def test_rollout_batches_hold_each_seats_own_decisions_with_the_deals_outcome():
         assert batch.mask[np.arange(len(batch.action)), batch.action].all()
         assert set(np.unique(np.round(batch.ret, 5)).tolist()) <= {-1.0, 0.0, 1.0}
         np.testing.assert_allclose(batch.advantage + batch.value, batch.ret, atol=1e-5)
+
+
+def test_a_run_can_start_from_a_bot_files_network(tmp_path):
+    """``init_from``: PPO starts from the bot's own weights (a learning rate of almost nothing leaves them as
+    they were: the exported policy plays the bot's moves), and a bot of other widths or rules is refused."""
+    from training.config import ConfigError
+
+    shipped = str(SHIPPED_BOTS["podkidnoy"][0])
+    cfg = TrainConfig.load(TINY)
+    cfg.init_from, cfg.hidden_sizes, cfg.learning_rate, cfg.total_steps, cfg.eval_every = shipped, [128, 128], 1e-7, 256, 0
+    cfg.validate()
+    run = train_ppo(cfg, run_dir=tmp_path / "init", progress=False)
+    start, after = load_bot(shipped), load_bot(run / "bot.onnx")
+    assert after.metadata["init_from"] == "podkidnoy.onnx"
+    enc = start.encoder
+    obs = np.zeros((32, enc.size), dtype=np.float32)
+    mask = np.zeros((32, enc.num_actions), dtype=np.int8)
+    for i in range(32):
+        game = Game(start.rules, seed=i)
+        enc.encode_game(game, game.to_act, obs[i])
+        mask[i, list(game.legal_actions())] = 1
+    np.testing.assert_allclose(after.predict(obs, mask)[0], start.predict(obs, mask)[0], atol=1e-3)
+    with pytest.raises(ConfigError, match=r"init_from: .* is a network of \[128, 128\]"):
+        TrainConfig.from_dict({**TrainConfig.load(TINY).to_dict(), "init_from": shipped})
+    assert TrainConfig.from_dict({**cfg.to_dict(), "init_from": "trained"}).init_path() == SHIPPED_BOTS["podkidnoy"][0]
+    with pytest.raises(ConfigError, match="init_from"):
+        TrainConfig.from_dict({**TrainConfig.load(TINY).to_dict(), "init_from": str(tmp_path / "none.onnx")})

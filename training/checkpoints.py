@@ -39,6 +39,8 @@ def policy_metadata(cfg: TrainConfig, rules: Rules, trainer: str, update: int | 
     extra = {"config": cfg.source} if cfg.source else {}
     if cfg.pretrain_games:
         extra["teacher"] = cfg.pretrain_teacher
+    if cfg.init_from is not None:
+        extra["init_from"] = cfg.init_path().name
     return bot_metadata(rules, cfg.hidden_sizes, trainer=trainer, update=update, global_step=global_step,
                         opponents=dict(cfg.opponents), seed=cfg.seed, **extra)
 

@@ -98,6 +98,10 @@ class TrainConfig:
     often than played greedily (0.34 against 0.61 not-the-fool against HeuristicBot after 1,500 teacher
     games), and PPO spends its first millions of decisions regaining what the greedy policy already had.
     0.25 starts PPO at 0.57 instead."""
+    init_from: Any = None
+    """The bot whose network the run starts from instead of fresh weights: a bot file (ONNX), or ``trained``
+    (``trained:<family>``) for a shipped one, e.g. to train it further against a league; its rules and hidden
+    sizes must be the config's.  None: fresh weights."""
     value_warmup: int = 0
     """Updates at the start of PPO in which only the value head learns (the policy stays as the warm start
     left it), so that the first advantages come from a critic fitted to the learner's own games."""
@@ -163,6 +167,15 @@ class TrainConfig:
         except (ValueError, TypeError) as err:
             raise ConfigError(f"rules: {err}") from None
 
+    def init_path(self) -> Path:
+        """The bot file ``init_from`` names (a shipped bot's, for ``trained``)."""
+        name, _, family = str(self.init_from).partition(":")
+        if name == "trained":
+            from baselines import shipped_bot
+
+            return shipped_bot(self.make_rules(), family or None)
+        return Path(self.init_from)
+
     def validate(self, where: str = "config") -> None:
         """Refuse (``ConfigError``, one line naming the field) any value outside its field's bounds
         (``COUNTS``, ``NUMBERS``, ``SWITCHES``), a teacher or opponent no bot has, or rules that cannot be."""
@@ -192,6 +205,8 @@ class TrainConfig:
             raise bad("hidden_sizes", "a non-empty list of layer widths from 1 to 8192")
         if not isinstance(self.pretrain_teacher, str):
             raise bad("pretrain_teacher", "a bot name such as search:fast")
+        if self.init_from is not None and not isinstance(self.init_from, str):
+            raise bad("init_from", "the path of a bot file, or null")
         if not isinstance(self.opponents, dict) or not self.opponents:
             raise bad("opponents", f"a mapping of shares over {', '.join(OPPONENTS)}")
         self._check_bots(where)
@@ -206,6 +221,16 @@ class TrainConfig:
                 make_bot(self.pretrain_teacher)
             except ValueError as err:
                 raise ConfigError(f"{where}: pretrain_teacher: {err}") from None
+        if self.init_from is not None:
+            try:
+                start = make_bot(self.init_path())
+            except ValueError as err:
+                raise ConfigError(f"{where}: init_from: {err}") from None
+            widths = getattr(start, "metadata", {}).get("hidden_sizes")
+            if getattr(start, "rules", None) != self.make_rules() or widths != list(self.hidden_sizes):
+                raise ConfigError(f"{where}: init_from: {self.init_from} is a network of {widths} for "
+                                  f"{getattr(start, 'rules', self.make_rules()).describe()}; this config trains "
+                                  f"{list(self.hidden_sizes)} for {self.make_rules().describe()}")
         for kind, share in self.opponents.items():
             if kind not in OPPONENTS:
                 try:

@@ -56,6 +56,10 @@ class ExpertConfig:
     opponents: tuple = (("search", 0.5), ("policy", 0.25), ("heuristic", 0.25))
     """Share of deals by who sits at the other seats: the search itself, the policy it is guided by, or
     HeuristicBot."""
+    temperature: float = 1.0
+    """What the policy learns from the move shares: shares ** (1 / temperature), renormalised; 1 is the shares
+    themselves, below 1 sharper, 0 the search's chosen move alone (a bot plays its most probable move, so a
+    sharp target teaches where the search disagrees with it rather than how widely it looked)."""
     epochs: int = 4
     learning_rate: float = 3e-4
     batch_size: int = 1024
@@ -115,6 +119,7 @@ def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: P
     net = policy_from_bot_file(bot_file)
     net.train()
     tensors = {k: torch.from_numpy(v) for k, v in data.items()}
+    tensors["share"] = sharpen(tensors["share"], cfg.temperature)
     n = len(tensors["obs"])
     held = max(1, n // 20)  # a twentieth held out, to report what the network learned beyond its data
     order = torch.randperm(n, generator=torch.Generator().manual_seed(cfg.seed))
@@ -146,6 +151,14 @@ def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: P
     write_bot(ActionProbabilities(net), meta, net.obs_size, net.num_actions, "onnx", out)
     names = ("policy_loss", "value_loss", "agreement")
     return {"decisions": n, "held_out_before": dict(zip(names, before)), "held_out_after": dict(zip(names, after))}
+
+
+def sharpen(shares: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Each row's shares raised to 1 / ``temperature`` and renormalised; at 0, one-hot on the largest."""
+    if temperature == 0:
+        return torch.nn.functional.one_hot(shares.argmax(-1), shares.shape[-1]).to(shares.dtype)
+    powered = shares ** (1.0 / temperature)
+    return powered / powered.sum(-1, keepdim=True)
 
 
 def run_round(k: int, bot_file: str, cfg: ExpertConfig, say) -> str:

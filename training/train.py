@@ -93,6 +93,10 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     state = restore(run_dir, net, opt, gen) if resumed else RunState()
     log = RunLog(run_dir, cfg, state, progress)
     clock = Clock(cfg, state)
+    if not resumed and cfg.init_from is not None:
+        from .export import policy_from_bot_file
+
+        net.load_state_dict(policy_from_bot_file(cfg.init_path()).state_dict())
     if not resumed and cfg.pretrain_games:
         warm_start(net, cfg, rules, run_dir, progress)
         checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=True)
