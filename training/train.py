@@ -93,11 +93,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     state = restore(run_dir, net, opt, gen) if resumed else RunState()
     log = RunLog(run_dir, cfg, state, progress)
     clock = Clock(cfg, state)
-    if not resumed and cfg.init_from is not None:
-        from .export import policy_from_bot_file
-
-        net.load_state_dict(policy_from_bot_file(cfg.init_path()).state_dict())
-    if not resumed and cfg.pretrain_games:
+    if not resumed and (cfg.init_from is not None or cfg.pretrain_games):
         warm_start(net, cfg, rules, run_dir, progress)
         checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=True)
     num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
@@ -173,7 +169,14 @@ def restore(run_dir: Path, net: PolicyNet, opt: torch.optim.Optimizer, gen: torc
 
 
 def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules, run_dir: Path, progress: bool) -> None:
-    """Imitate the teacher bot before PPO (training/pretrain.py); its figures go to ``pretrain.json``."""
+    """Before PPO: take the weights of the ``init_from`` bot, if any, then imitate the teacher bot, if any
+    (training/pretrain.py; its figures go to ``pretrain.json``)."""
+    if cfg.init_from is not None:
+        from .export import policy_from_bot_file
+
+        net.load_state_dict(policy_from_bot_file(cfg.init_path()).state_dict())
+    if not cfg.pretrain_games:
+        return
     from .pretrain import collect, fit
 
     data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.workers(), progress=progress)
