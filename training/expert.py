@@ -192,7 +192,8 @@ def run(cfg: ExpertConfig, say=print) -> str:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     recorded = out / "config.json"
-    if recorded.exists() and json.loads(recorded.read_text()) != json.loads(json.dumps(asdict(cfg))):
+    defaults = asdict(ExpertConfig(cfg.start, cfg.out))  # for settings added since the run began
+    if recorded.exists() and {**defaults, **json.loads(recorded.read_text())} != json.loads(json.dumps(asdict(cfg))):
         raise ValueError(f"{out} holds a run with another configuration ({recorded}); choose another folder")
     recorded.write_text(json.dumps(asdict(cfg), indent=1))
     bot = cfg.start
@@ -205,12 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.expert", description=__doc__.split("\n\n")[0])
     p.add_argument("start", help="the bot file to start from (e.g. baselines/bots/podkidnoy.onnx)")
     p.add_argument("out", help="the run folder (a rerun resumes it)")
-    for name, kind in (("rounds", int), ("games", int), ("playouts", int), ("epochs", int),
+    for name, kind in (("rounds", int), ("games", int), ("playouts", int), ("temperature", float), ("epochs", int),
                        ("learning-rate", float), ("seed", int), ("workers", int)):
         p.add_argument(f"--{name}", type=kind, default=getattr(ExpertConfig, name.replace("-", "_")))
     args = p.parse_args(argv)
-    cfg = ExpertConfig(args.start, args.out, args.rounds, args.games, args.playouts, epochs=args.epochs,
-                       learning_rate=args.learning_rate, seed=args.seed, workers=args.workers)
+    cfg = ExpertConfig(args.start, args.out, args.rounds, args.games, args.playouts, temperature=args.temperature,
+                       epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed, workers=args.workers)
     try:
         print(run(cfg, say=lambda line: print(line, flush=True)))
     except ValueError as err:
