@@ -355,10 +355,16 @@ def test_new_game_is_disabled_while_the_bots_move_and_long_logs_keep_their_numbe
     tab.idle()
     options = page.locator("#hand .card.legal").all() + [page.locator(b) for b in ("#take", "#done")
                                                           if page.is_enabled(b)]
+    # Read when the page turns busy, whatever the machine's load: while the bots move, New game and Again are
+    # visibly disabled, not silently ignored.  (Read after the click instead, a loaded machine could let the
+    # bots' few moves end first.)
+    page.evaluate("""() => { window.seenBusy = null; new MutationObserver(() => {
+        if (document.body.dataset.busy === '1' && window.seenBusy === null)
+            window.seenBusy = [document.body.dataset.busy, ...['deal', 'again'].map((id) => document.getElementById(id).disabled)];
+    }).observe(document.body, {attributes: true, attributeFilter: ['data-busy']}); }""")
     options[0].click()  # the bots answer, 0.4 s a move
-    # Read at one instant: while the bots move, New game and Again are visibly disabled, not silently ignored.
-    seen = page.evaluate("[document.body.dataset.busy, ...['deal', 'again'].map((id) => "
-                         "document.getElementById(id).disabled)]")
+    page.wait_for_function("window.seenBusy !== null")
+    seen = page.evaluate("window.seenBusy")
     assert seen == ["1", True, True], seen
     tab.idle()
     assert page.is_enabled("#deal")
