@@ -197,8 +197,10 @@ def test_every_shipped_bot_says_what_it_was_trained_for(family):
     meta = bot.metadata
     assert meta["trained_for"] == made_for.describe()
     assert meta["trainer"] == "ppo" and meta["config"].startswith("configs/") and (ROOT / meta["config"]).exists()
-    assert meta["global_step"] > 1_000_000 and set(meta["opponents"]) <= {"self", "pool", "heuristic", "easy",
-                                                                         "random", "search"}
+    kinds = {"self", "pool", "heuristic", "easy", "random", "search"}
+    frozen = {name for name in meta["opponents"] if name.startswith("trained:")}  # a shipped bot, kept frozen
+    assert meta["global_step"] > 1_000_000 and set(meta["opponents"]) - frozen <= kinds
+    assert all(name.partition(":")[2] in SHIPPED_BOTS for name in frozen)
 
 
 def test_warm_start_runs_before_ppo_and_is_evaluated(tmp_path):

@@ -99,9 +99,10 @@ class TrainConfig:
     games), and PPO spends its first millions of decisions regaining what the greedy policy already had.
     0.25 starts PPO at 0.57 instead."""
     init_from: Any = None
-    """The bot whose network the run starts from instead of fresh weights: a bot file (ONNX), or ``trained``
-    (``trained:<family>``) for a shipped one, e.g. to train it further against a league; its rules and hidden
-    sizes must be the config's.  None: fresh weights."""
+    """The bot whose network the run starts from instead of fresh weights: a bot file (ONNX; a relative path
+    missing from the current folder is read from the package's, as the shipped configs name shipped files), or
+    ``trained`` (``trained:<family>``) for a shipped one, e.g. to train it further against a league; its rules
+    and hidden sizes must be the config's.  None: fresh weights."""
     value_warmup: int = 0
     """Updates at the start of PPO in which only the value head learns (the policy stays as the warm start
     left it), so that the first advantages come from a critic fitted to the learner's own games."""
@@ -174,7 +175,9 @@ class TrainConfig:
             from baselines import shipped_bot
 
             return shipped_bot(self.make_rules(), family or None)
-        return Path(self.init_from)
+        path = Path(self.init_from)
+        shipped = Path(__file__).resolve().parent.parent / path  # a shipped config's file, from any folder
+        return shipped if not path.is_absolute() and not path.exists() and shipped.exists() else path
 
     def validate(self, where: str = "config") -> None:
         """Refuse (``ConfigError``, one line naming the field) any value outside its field's bounds

@@ -29,7 +29,7 @@ import torch
 
 from baselines import make_bot
 from baselines.netsearch import NetSearchBot
-from baselines.policy_file import load_bot
+from baselines.policy_file import bot_metadata, load_bot
 from durak_env.engine.game import Game
 from durak_env.engine.loop import play, seated
 from durak_env.engine.seeds import derive_seed
@@ -146,8 +146,10 @@ def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: P
     net.eval()
     with torch.no_grad():
         after = [float(x) for x in losses(test_rows)]
-    meta = dict(source.metadata, trainer="expert-iteration", teacher=f"search:net:{cfg.playouts}",
-                guided_by=Path(bot_file).name, decisions=n)
+    meta = bot_metadata(source.rules, net.hidden_sizes, trainer="expert-iteration",
+                        teacher=f"search:net:{cfg.playouts}", guided_by=Path(bot_file).name, decisions=n,
+                        source={k: source.metadata.get(k) for k in ("trainer", "config", "update", "global_step",
+                                                                     "opponents", "seed")})
     write_bot(ActionProbabilities(net), meta, net.obs_size, net.num_actions, "onnx", out)
     names = ("policy_loss", "value_loss", "agreement")
     return {"decisions": n, "held_out_before": dict(zip(names, before)), "held_out_after": dict(zip(names, after))}
