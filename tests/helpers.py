@@ -99,3 +99,16 @@ def twins(rules: Rules, seeds, longest: int = 60):
             continue
         seat = game.to_act
         yield game, Game.from_dict(shuffle_hidden(game.to_dict(), seat, rng)), seat
+
+
+def opening_batch(encoder, count: int):
+    """The observations and int8 masks of the first decision of deals 0 .. count - 1, as a bot file reads them."""
+    import numpy as np
+
+    obs = np.zeros((count, encoder.size), dtype=np.float32)
+    mask = np.zeros((count, encoder.num_actions), dtype=np.int8)
+    for i in range(count):
+        game = Game(encoder.rules, seed=i)
+        encoder.encode_game(game, game.to_act, obs[i])
+        mask[i, list(game.legal_actions())] = 1
+    return obs, mask

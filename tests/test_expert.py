@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from helpers import opening_batch
 
 from baselines import SHIPPED_BOTS
 from baselines.policy_file import load_bot
@@ -20,13 +21,7 @@ def test_a_bot_files_network_loads_with_its_weights():
     """The network rebuilt from a bot file gives the file's own probabilities and value, on real positions."""
     bot = load_bot(BOT)
     net = policy_from_bot_file(BOT)
-    enc = bot.encoder
-    obs = np.zeros((8, enc.size), dtype=np.float32)
-    mask = np.zeros((8, enc.num_actions), dtype=np.int8)
-    for i in range(8):
-        game = Game(bot.rules, seed=i)
-        enc.encode_game(game, game.to_act, obs[i])
-        mask[i, list(game.legal_actions())] = 1
+    obs, mask = opening_batch(bot.encoder, 8)
     probs, values = bot.predict(obs, mask)
     with torch.no_grad():
         logits, head = net(torch.from_numpy(obs), torch.from_numpy(mask))

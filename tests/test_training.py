@@ -271,13 +271,9 @@ def test_a_run_can_start_from_a_bot_files_network(tmp_path):
     run = train_ppo(cfg, run_dir=tmp_path / "init", progress=False)
     start, after = load_bot(shipped), load_bot(run / "bot.onnx")
     assert after.metadata["init_from"] == "podkidnoy.onnx"
-    enc = start.encoder
-    obs = np.zeros((32, enc.size), dtype=np.float32)
-    mask = np.zeros((32, enc.num_actions), dtype=np.int8)
-    for i in range(32):
-        game = Game(start.rules, seed=i)
-        enc.encode_game(game, game.to_act, obs[i])
-        mask[i, list(game.legal_actions())] = 1
+    from helpers import opening_batch
+
+    obs, mask = opening_batch(start.encoder, 32)
     np.testing.assert_allclose(after.predict(obs, mask)[0], start.predict(obs, mask)[0], atol=1e-3)
     with pytest.raises(ConfigError, match=r"init_from: .* is a network of \[128, 128\]"):
         TrainConfig.from_dict({**TrainConfig.load(TINY).to_dict(), "init_from": shipped})
