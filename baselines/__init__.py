@@ -18,8 +18,10 @@ from .search import LEVELS, PolicySearchBot, SearchBot
 BUILTIN_BOTS = {"heuristic": "Heuristic (seed 004's opponent)", "easy": "Easy (plays loosely)", "random": "Random",
                 **{f"search:{level}": f"Search, {level}" for level in LEVELS}, "search:mcts": "Tree search (MCTS)"}
 """The bots that need nothing but the rules in play, by name, with the words a page shows for each."""
-POLICY_BOTS = ("trained", "search:net")
-"""The bots built on the shipped policy for the rules in play (where a family's bot is shipped)."""
+POLICY_BOTS = {"trained": "Trained (the shipped bot)", "search:net": "Trained + tree search (30 ms a move)"}
+"""The bots built on the shipped policy for the rules in play (where a family's bot is shipped), with their words."""
+NEEDS_NUMPY = ("search:net",)
+"""Bots that batch the network with numpy, which a browser page (``durak site``) does not have."""
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
              "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]", "trained",
              "trained:<family>")
@@ -42,13 +44,21 @@ def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
     if family is not None:
         if family not in SHIPPED_BOTS:
             raise ValueError(f"no shipped bot {family!r}; shipped: {', '.join(SHIPPED_BOTS)}")
-        return SHIPPED_BOTS[family][0]
+        return _present(SHIPPED_BOTS[family][0])
     rules = rules or Rules()
     for path, made_for in SHIPPED_BOTS.values():
         if made_for == rules:
-            return path
+            return _present(path)
     have = "; ".join(f"{name} ({r.describe()})" for name, (_, r) in SHIPPED_BOTS.items())
     raise ValueError(f"no shipped bot was trained for these rules ({rules.describe()}); shipped bots: {have}")
+
+
+def _present(path: Path) -> Path:
+    """The shipped file, or the weights file a browser page's build (``durak site``) carries in its place."""
+    from .policy_file import WEIGHTS_SUFFIX
+
+    weights = path.with_name(path.stem + WEIGHTS_SUFFIX)
+    return weights if not path.exists() and weights.exists() else path
 
 
 def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = None) -> Bot:
@@ -95,12 +105,12 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
         from .policy_file import load_bot
 
         return load_bot(shipped_bot(rules, arg or None), seed=seed)
-    if Path(spec).suffix in (".onnx", ".pt", ".durak") or Path(spec).exists():
+    if Path(spec).suffix in (".onnx", ".pt", ".durak", ".json") or Path(spec).exists():
         from .policy_file import load_bot
 
         return load_bot(spec, seed=seed)
     raise ValueError(f"unknown bot {spec!r}; bots: {', '.join(BOT_NAMES)}, or an exported policy file")
 
 
-__all__ = ["BOT_NAMES", "BUILTIN_BOTS", "LEVELS", "POLICY_BOTS", "SHIPPED_BOTS", "Bot", "EasyBot", "HeuristicBot",
-           "PolicySearchBot", "RandomBot", "SearchBot", "heuristic_action", "make_bot", "shipped_bot"]
+__all__ = ["BOT_NAMES", "BUILTIN_BOTS", "LEVELS", "NEEDS_NUMPY", "POLICY_BOTS", "SHIPPED_BOTS", "Bot", "EasyBot",
+           "HeuristicBot", "PolicySearchBot", "RandomBot", "SearchBot", "heuristic_action", "make_bot", "shipped_bot"]

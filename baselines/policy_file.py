@@ -5,6 +5,11 @@ under ``METADATA_KEY``, the metadata ``bot_metadata`` builds: the rules it was
 trained for, the observation and action layout versions, and where it came from.
 This module is the one owner of that format; training writes files through it.
 
+A third form, the weights file (``NAME.weights.json``, written by ``write_weights`` from an ONNX file), holds
+the same network's float32 weights and metadata for a browser page, where neither numpy nor onnxruntime
+runs: ``WeightsBot`` evaluates it in plain Python on the same observation (``encode_floats``) and plays as
+the ONNX file's ``PolicyBot`` plays (tests/test_bot_files.py compares their moves).
+
 Loading never runs Python code from the file: ONNX is a graph read by
 onnxruntime, and TorchScript archives go through TorchScript's own restricted
 loader (no Python pickle globals).  A file made for other rules or another
@@ -13,17 +18,29 @@ observation layout is refused with a message saying what it was made for.
 
 from __future__ import annotations
 
+import base64
 import json
+import math
+import operator
+import random
 import zipfile
+from array import array
 from pathlib import Path
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # a browser page (Pyodide): weights files only (WeightsBot)
+    np = None  # type: ignore[assignment]
 
 from durak_env.engine.actions import LAYOUT_VERSION
 from durak_env.engine.rules import Rules
 from durak_env.engine.view import SeatView
 from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
 
+WEIGHTS_SUFFIX = ".weights.json"
+"""How a weights file's name ends."""
+WEIGHTS_FORMAT = "durak_env weights 1"
+"""What a weights file says it is (its ``format``)."""
 METADATA_KEY = "durak_env"
 """Where a bot file keeps its metadata: an ONNX ``metadata_props`` entry, or TorchScript's extra file
 ``durak_env.json``."""
@@ -125,14 +142,18 @@ def _check_meta(meta: dict, path: str) -> Rules:
         raise ValueError(f"{path} names rules this durak_env cannot read: {err}") from None
 
 
-def load_bot(path: str | Path, rules: Rules | None = None, sample: bool = False, seed: int | None = None) -> PolicyBot:
-    """A bot from an exported ``.onnx`` or TorchScript file; refuses a file made for other rules."""
+def load_bot(path: str | Path, rules: Rules | None = None, sample: bool = False,
+             seed: int | None = None) -> PolicyBot | WeightsBot:
+    """A bot from an exported ``.onnx`` or TorchScript file, or a weights file; refuses a file made for other
+    rules."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no bot file at {path}")
     name = path.name
     head = path.read_bytes()[:4]
-    if zipfile.is_zipfile(path):
+    if name.endswith(WEIGHTS_SUFFIX):
+        bot = load_weights(path, sample, seed)
+    elif zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as z:
             names = z.namelist()
         extra = [n for n in names if n.endswith(f"extra/{METADATA_KEY}.json")]
@@ -206,3 +227,141 @@ def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
                         np.ones((1, ObservationEncoder(rules).num_actions), np.int8))[1] is not None
     return PolicyBot(lambda obs, mask: outputs(obs, mask)[0].numpy(), rules, name, sample, seed, meta,
                      values if has_value else None)
+
+
+# ----- weights files: the network in plain Python, for a browser page ------------------------------------------
+
+
+def onnx_weights(path: str | Path) -> dict:
+    """The named float32 arrays of an ONNX bot file's network (``net.trunk.0.weight``, ..., ``net.pi.bias``,
+    ``net.v.weight``: ``ActionProbabilities(PolicyNet)``'s state), checked to be a bot file first."""
+    import onnx
+    from onnx import numpy_helper
+
+    load_bot(path)  # refuses what is not a bot file
+    return {w.name: numpy_helper.to_array(w).astype(np.float32) for w in onnx.load(str(path)).graph.initializer}
+
+
+def write_weights(bot_file: str | Path, out: str | Path) -> Path:
+    """Write the ONNX bot file ``bot_file`` as a weights file: its metadata, and each layer's weight (transposed
+    for the trunk, whose inputs are mostly zero) and bias as base64 float32."""
+    bot = load_bot(bot_file)
+    arrays = onnx_weights(bot_file)
+    packed = lambda a: base64.b64encode(np.ascontiguousarray(a, dtype="<f4").tobytes()).decode()  # noqa: E731
+    trunk = []
+    for k in range(len(bot.metadata["hidden_sizes"])):
+        weight, bias = arrays[f"net.trunk.{2 * k}.weight"], arrays[f"net.trunk.{2 * k}.bias"]
+        trunk.append({"inputs": int(weight.shape[1]), "weight_t": packed(weight.T), "bias": packed(bias)})
+    heads = {name: {"inputs": int(arrays[f"net.{key}.weight"].shape[1]), "weight": packed(arrays[f"net.{key}.weight"]),
+                    "bias": packed(arrays[f"net.{key}.bias"])} for name, key in (("policy", "pi"), ("value", "v"))}
+    out = Path(out)
+    out.write_text(json.dumps({"format": WEIGHTS_FORMAT, "meta": bot.metadata, "trunk": trunk, **heads}))
+    return out
+
+
+def _floats(text: str, width: int) -> list[list[float]]:
+    """base64 float32s as rows of ``width`` Python floats."""
+    values = array("f")
+    values.frombytes(base64.b64decode(text))
+    return [values[i:i + width].tolist() for i in range(0, len(values), width)]
+
+
+class WeightsBot:
+    """A weights file's network in plain Python: ``PolicyBot``'s observation, moves, probabilities and value,
+    without numpy or onnxruntime (a browser page).  The trunk adds up only the inputs that are not zero."""
+
+    def __init__(self, data: dict, name: str, sample: bool = False, seed: int | None = None):
+        self.metadata = data["meta"]
+        self.rules = _check_meta(self.metadata, name)
+        self.name = Path(name).name
+        self.sample = sample
+        self.rng = random.Random(seed)
+        self.encoder = ObservationEncoder(self.rules)
+        try:
+            self._read(data)
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:  # binascii.Error is a ValueError
+            raise ValueError(f"{name} is a damaged weights file ({type(err).__name__}: {err})") from None
+        if self._shape() != self._expected_shape():
+            raise ValueError(f"{name}: its layers ({self._shape()}) are not the network its metadata names "
+                             f"({self._expected_shape()})")
+
+    def _read(self, data: dict) -> None:
+        self._trunk = []
+        for layer in data["trunk"]:
+            bias = [b[0] for b in _floats(layer["bias"], 1)]
+            self._trunk.append((_floats(layer["weight_t"], len(bias)), bias))
+        policy, value = data["policy"], data["value"]
+        self._pi = _floats(policy["weight"], policy["inputs"])
+        self._pi_bias = [b[0] for b in _floats(policy["bias"], 1)]
+        self._v = _floats(value["weight"], value["inputs"])[0]
+        self._v_bias = _floats(value["bias"], 1)[0][0]
+
+    def _shape(self) -> list:
+        """Every layer's (inputs, outputs), as read; a row of the wrong length shows as None."""
+        shape = [(len(columns), len(bias) if all(len(c) == len(bias) for c in columns) else None)
+                 for columns, bias in self._trunk]
+        width = len(self._v)
+        pi_fits = all(len(row) == width for row in self._pi) and len(self._pi_bias) == len(self._pi)
+        return shape + [(width, len(self._pi) if pi_fits else None)]
+
+    def _expected_shape(self) -> list:
+        widths = [self.encoder.size, *self.metadata.get("hidden_sizes", [])]
+        return [*zip(widths, widths[1:]), (widths[-1], self.encoder.num_actions)]
+
+    has_value = True
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def _features(self, view: SeatView) -> list[float]:
+        if view.rules != self.rules:
+            raise ValueError(f"{self.name} was trained for other rules ({self.rules.describe()}); "
+                             f"this game is {view.rules.describe()}")
+        x = self.encoder.encode_floats(view)
+        for columns, bias in self._trunk:
+            h = list(bias)
+            for i, v in enumerate(x):
+                if v:
+                    h = [a + v * w for a, w in zip(h, columns[i])]
+            x = [a if a > 0.0 else 0.0 for a in h]  # ReLU
+        return x
+
+    def _legal_probabilities(self, h: list[float], legal) -> list[float]:
+        logits = [self._pi_bias[a] + sum(map(operator.mul, self._pi[a], h)) for a in legal]
+        top = max(logits)
+        weights = [math.exp(z - top) for z in logits]
+        total = sum(weights)
+        return [w / total for w in weights]
+
+    def probabilities(self, view: SeatView) -> list[float]:
+        """The policy's probability of every action (0 for the illegal ones), as ``PolicyBot.probabilities``."""
+        out = [0.0] * self.encoder.num_actions
+        legal = view.legal_actions
+        for action, p in zip(legal, self._legal_probabilities(self._features(view), legal)):
+            out[action] = p
+        return out
+
+    def value(self, view: SeatView) -> float:
+        h = self._features(view)
+        return self._v_bias + sum(map(operator.mul, self._v, h))
+
+    def act(self, view: SeatView) -> int:
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        probs = self._legal_probabilities(self._features(view), legal)
+        if self.sample:
+            return self.rng.choices(legal, weights=probs)[0]
+        return legal[probs.index(max(probs))]
+
+
+def load_weights(path: str | Path, sample: bool = False, seed: int | None = None) -> WeightsBot:
+    """A bot from a weights file (``write_weights``)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path} is not a readable weights file ({type(err).__name__})") from None
+    if not isinstance(data, dict) or data.get("format") != WEIGHTS_FORMAT or not isinstance(data.get("meta"), dict):
+        raise ValueError(f"{path} is not a weights file of this durak_env ({WEIGHTS_FORMAT})")
+    return WeightsBot(data, str(path), sample, seed)

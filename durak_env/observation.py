@@ -35,7 +35,10 @@ from __future__ import annotations
 
 import struct
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # a browser page (Pyodide) has no numpy: ``encode_floats`` is the observation there
+    np = None  # type: ignore[assignment]
 
 from .engine.actions import layout_for
 from .engine.game import Game
@@ -101,10 +104,15 @@ class ObservationEncoder:
         # The observation is gathered in one take from [unpacked plane bits ..., counts ...].
         self._bits = 64 * self.planes
         self._sources = self._bits + len(counts)
-        self._source = np.empty(self._sources, dtype=np.float32)
-        self._perm = np.empty(self.size, dtype=np.intp)
-        self._perm[targets] = sources
-        self._perm[counts] = self._bits + np.arange(len(counts))
+        gather = [0] * self.size
+        for target, source in zip(targets + counts, sources + list(range(self._bits, self._sources))):
+            gather[target] = source
+        self._gather = gather
+        """Observation slot -> its place in [unpacked plane bits ..., counts ...]: both writers follow it."""
+        self._count_format = struct.Struct(f"<{len(counts)}f")
+        if np is not None:
+            self._source = np.empty(self._sources, dtype=np.float32)
+            self._perm = np.array(gather, dtype=np.intp)
         full = (1 << n) - 1
         self._rotate = [[((m >> seat) | (m << (n - seat))) & full for m in range(1 << n)] for seat in range(n)]
         """_rotate[seat][absolute seat mask] -> the mask in seats relative to ``seat``."""
@@ -195,6 +203,15 @@ class ObservationEncoder:
         source[:, self._bits:] = [c for _, c in fields]
         np.take(source, self._perm, axis=1, out=out)
         return out
+
+    def encode_floats(self, view: SeatView) -> list[float]:
+        """The observation of ``view`` as a list of Python floats, without numpy (a browser page): the same facts
+        (``_from_view``) gathered by the same map, each value the float32 ``encode`` writes."""
+        planes, counts = self._from_view(view)
+        bits = int.from_bytes(planes, "little")
+        source = [float(bits >> i & 1) for i in range(self._bits)]
+        source += self._count_format.unpack(self._count_format.pack(*counts))  # rounded as float32 rounds them
+        return [source[i] for i in self._gather]
 
     def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
         """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""

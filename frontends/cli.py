@@ -277,14 +277,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     return play_terminal(rules, bots, names, seed=args.seed, seat=args.seat, preset=args.rules, save=args.save)
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    """The page in the browser (frontends/web)."""
-    from baselines import make_bot
-
-    from baselines import BUILTIN_BOTS, POLICY_BOTS
+def page_options(args: argparse.Namespace, in_page: bool = False):
+    """The page's options from ``durak serve``'s or ``durak site``'s arguments: the rules, the default bots and
+    the bot files offered (each read now, so that a bad file is said at start, not in the middle of a game)."""
+    from baselines import BUILTIN_BOTS, NEEDS_NUMPY, POLICY_BOTS, make_bot
 
     from .web.api import Options
-    from .web.server import serve
 
     rules = rules_from_args(args)
     files = {}
@@ -294,25 +292,53 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise UsageError(f"--bot takes NAME=PATH, got {text!r}")
         if name in BUILTIN_BOTS or name in POLICY_BOTS:
             raise UsageError(f"--bot {name}: that name is a built-in bot; pick another")
+        if in_page and not path.endswith(".onnx"):
+            raise UsageError(f"--bot {name}: the page takes ONNX bot files (durak export --format onnx), not {path}")
         try:
-            make_bot(path)  # read now: a bad file is said at start, not in the middle of a game
+            make_bot(path)
         except ValueError as err:
             raise UsageError(f"--bot {name}: {err}") from None
         files[name] = path
+    offered = [*BUILTIN_BOTS, *(n for n in POLICY_BOTS if not (in_page and n in NEEDS_NUMPY)), *files]
     opponents = args.opponent or ["heuristic"]
     for name in opponents:
-        if name not in files and name not in BUILTIN_BOTS and name not in POLICY_BOTS:
-            raise UsageError(f"--opponent {name}: the page offers "
-                             f"{', '.join((*BUILTIN_BOTS, *POLICY_BOTS, *files))}")
+        if name not in offered:
+            raise UsageError(f"--opponent {name}: the page offers {', '.join(offered)}")
     if len(opponents) not in (1, rules.num_players - 1):
         raise UsageError(f"give one --opponent for every other seat ({rules.num_players - 1}), or one for all")
+    return Options(rules, args.rules, opponents, files, tuple(getattr(args, "allow_host", None) or ()),
+                   in_page=in_page)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The page in the browser (frontends/web)."""
+    from .web.server import serve
+
+    options = page_options(args)
     if args.port is not None and not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be from 0 to 65535, got {args.port}")
     try:
-        return serve(Options(rules, args.rules, opponents, files, tuple(args.allow_host or ())), args.host, args.port,
-                     args.open)
+        return serve(options, args.host, args.port, args.open)
     except OSError as err:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {err.strerror or err}") from None
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    """The page as a folder of static files that plays with no server (frontends/web/site.py)."""
+    from .web.site import build_site, folder_size
+
+    options = page_options(args, in_page=True)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} is a file: give a folder for the site")
+    pyodide = Path(args.pyodide) if args.pyodide else None
+    try:
+        build_site(out, options, pyodide)
+    except (ValueError, OSError) as err:
+        raise UsageError(str(err)) from None
+    print(f"durak: wrote the site to {out} ({folder_size(out) / 2**20:.1f} MB); serve the folder with any static "
+          f"file server, e.g. python3 -m http.server -d {out}")
+    return 0
 
 
 def _bot_list() -> str:
@@ -397,6 +423,16 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--open", action="store_true", help="open the page in the browser")
 
 
+def _site_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out", help="the folder to write the site to")
+    add_rules_args(p)
+    p.add_argument("--opponent", action="append", metavar="BOT",
+                   help="the page's default bot at every other seat, or repeat it for each in seat order")
+    p.add_argument("--bot", action="append", metavar="NAME=PATH", help="offer an exported ONNX bot file under NAME")
+    p.add_argument("--pyodide", metavar="DIR", help="a folder with the npm package pyodide's files (default: npm ci "
+                                                    "from frontends/web/npm's lock file, once)")
+
+
 COMMANDS = {
     "rules": (cmd_rules, _rules_args, "list the rules presets, or show one's fields"),
     "demo": (cmd_demo, _demo_args, "watch random players play (self-play printed move by move)"),
@@ -407,6 +443,7 @@ COMMANDS = {
     "export": (cmd_export, _export_args, "export a checkpoint as a playable bot file"),
     "play": (cmd_play, _play_args, "play against bots in the terminal"),
     "serve": (cmd_serve, _serve_args, "play against bots in the browser"),
+    "site": (cmd_site, _site_args, "write the page as static files that play every bot with no server (Pyodide)"),
 }
 """The subcommands: what each runs, its arguments and its line in ``durak --help``."""
 

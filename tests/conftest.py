@@ -59,3 +59,114 @@ def browser():
         b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+# ----- the page built by `durak site`: the engine in the browser tab (tests/test_web_browser.py, test_site.py) ----
+
+RECORD_CALLS = """(() => {
+  // Every call the page makes to its in-page engine, with its answer; a new game without a seed gets one here,
+  // so that the test's own copy of the API (Mirror) can deal the same cards.
+  let inner;
+  window.__calls = [];
+  Object.defineProperty(window, "durakBackend", {configurable: true, get() { return inner; }, set(backend) {
+    const call = backend.call.bind(backend);
+    backend.call = async (method, path, body) => {
+      if (method === "POST" && path === "/api/games") {
+        const given = typeof body === "string" ? JSON.parse(body) : {...(body || {})};
+        if (given.seed === undefined) given.seed = String(Math.floor(Math.random() * 2 ** 31));
+        body = given;
+      }
+      const text = body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body);
+      const answer = await call(method, path, body);
+      window.__calls.push([method, path, text, answer.status, JSON.stringify(answer.data)]);
+      return answer;
+    };
+    inner = backend;
+  }});
+})();"""
+
+
+class Mirror:
+    """The test's own ``Api`` with the site's options, fed every call the page made to the engine in its tab, in
+    order: each answer must be the page's (the in-page engine plays as ``durak serve`` does), and the test reads
+    the games behind the page here, as it reads ``app.state.tables`` for the server."""
+
+    def __init__(self, page, options):
+        from frontends.web.api import Api
+
+        self.page = page
+        self.api = Api(options)
+        self.ids: dict[str, str] = {}  # the page's game id -> this Api's
+        self.done = 0
+        self.state = self  # Player reads app.state.tables.get(id)
+        self.tables = self
+
+    def sync(self) -> None:
+        import json
+        import re
+
+        calls = self.page.evaluate("window.__calls")
+        for method, path, body, status, text in calls[self.done:]:
+            path = re.sub(r"/api/games/([0-9a-f]+)", lambda m: f"/api/games/{self.ids.get(m[1], m[1])}", path)
+            mine, reply = self.api.dispatch(method, path, body, "test")
+            page_reply = json.loads(text)
+            assert mine == status, (path, mine, status, reply, page_reply)
+            if method == "POST" and path == "/api/games" and status == 201:
+                self.ids[page_reply["id"]] = reply["id"]
+                reply["id"] = page_reply["id"]
+            if path.endswith("/hint") or path.endswith("/record") or status >= 400:
+                continue  # hints: probabilities in float32 (ONNX) and float64 (the page); errors name ids
+            assert named(json.loads(json.dumps(reply))) == named(page_reply), path
+        self.done = len(calls)
+
+    def get(self, page_id: str):
+        self.sync()
+        return self.api.tables.get(self.ids[page_id])
+
+
+def named(data):
+    """An answer without the names drawn at random for its game and deal (``id``, ``deal``)."""
+    if isinstance(data, dict):
+        return {k: named(v) for k, v in data.items() if k not in ("id", "deal")}
+    return [named(v) for v in data] if isinstance(data, list) else data
+
+
+class Site:
+    """A site built by ``durak site`` and served by a static file server: ``attach(page)`` records a page's calls."""
+
+    def __init__(self, folder, options):
+        self.folder, self.options = folder, options
+
+    def attach(self, page) -> Mirror:
+        page.add_init_script(RECORD_CALLS)
+        return Mirror(page, self.options)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """``durak site``'s folder for podkidnoy (every preset is offered), served on a free port of 127.0.0.1."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from frontends.web.api import Options
+    from frontends.web.site import build_site
+
+    folder = build_site(tmp_path_factory.mktemp("site"), Options(in_page=True, games_per_minute=10_000))
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/", Site(folder, Options(in_page=True, games_per_minute=10_000))
+    httpd.shutdown()
+    thread.join(10)
+
+
+@pytest.fixture(params=["serve", "site"])
+def backend(request):
+    """The page's back end: ``durak serve`` over HTTP, or the engine inside the page (``durak site``)."""
+    return request.getfixturevalue("server" if request.param == "serve" else "site")

@@ -88,6 +88,11 @@ CASES = [
     (["serve", "--bot", "heuristic={d}/garbage.onnx"], "that name is a built-in bot"),
     (["serve", "--bot", "mine={d}/garbage.onnx"], "--bot mine: "),
     (["serve", "--rules", "seed003", "--players", "9"], "num_players"),
+    (["site", "{d}/out", "--opponent", "search:net"], "the page offers"),  # it batches with numpy
+    (["site", "{d}/out", "--bot", "x={d}/garbage.onnx"], "--bot x"),
+    (["site", "{d}/out", "--bot", "x=mine.pt"], "ONNX bot files"),
+    (["site", "{d}/garbage.onnx"], "is a file"),
+    (["site"], "the following arguments are required"),
 ]
 
 

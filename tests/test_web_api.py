@@ -11,7 +11,8 @@ from web_helpers import card_tokens, hidden_cards, strings
 
 from durak_env import Rules, encode_action
 from durak_env.engine.record import load_record
-from frontends.web.server import MAX_BODY, Options, make_app
+from frontends.web.api import MAX_BODY
+from frontends.web.server import Options, make_app
 from frontends.web.table import REQUEST_CODES
 
 with warnings.catch_warnings():
@@ -129,7 +130,7 @@ def test_options_offer_presets_seats_and_bots(client):
 
 def test_the_page_and_its_files_are_served_and_nothing_else(client):
     page = client.get("/")
-    assert page.status_code == 200 and "<title>Durak" in page.text and "/static/app.js" in page.text
+    assert page.status_code == 200 and "<title>Durak" in page.text and "static/app.js" in page.text
     assert client.get("/static/app.js").status_code == 200
     for path in ("/static/../server.py", "/static/%2e%2e/server.py", "/static/../../baselines/bots/podkidnoy.onnx",
                  "/etc/passwd", "/api/nothing"):

@@ -35,6 +35,9 @@ class Player:
     def __init__(self, browser, server, pace: int = 0):
         self.url, self.app = server
         self.page = browser.new_page(viewport={"width": 1100, "height": 900})
+        self.in_page = hasattr(self.app, "attach")  # durak site: the engine in the tab, mirrored by the test
+        if self.in_page:
+            self.app = self.app.attach(self.page)
         self.errors: list[str] = []
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -137,7 +140,7 @@ def play_whole_game(player: Player, how: str, shots: Path | None, name: str) -> 
         player.check()
         if step == 3:
             player.dimmed_card_does_nothing()
-        if not reloaded and step == 5:
+        if not reloaded and step == 5 and not player.in_page:  # in the page, a game ends with the page
             before = (page.inner_text("#info"), player.playable())
             page.reload()
             player.idle()
@@ -183,20 +186,20 @@ TRAINED_FOUR = any(r == Rules.preset(FOUR, num_players=4) for _, r in SHIPPED_BO
     (FOUR, 4, "heuristic", "keyboard"),
     (FOUR, 4, "trained" if TRAINED_FOUR else "search:fast", "mouse"),
 ])
-def test_a_whole_game_in_the_browser(browser, server, shots, preset, players, opponent, how):
-    player = Player(browser, server)
+def test_a_whole_game_in_the_browser(browser, backend, shots, preset, players, opponent, how):
+    player = Player(browser, backend)
     player.new_game(preset, players, opponent)
     table = player.table
     assert table.rules == Rules.preset(preset, num_players=players)
     assert {table.bot_names[s] for s in range(players) if s != table.seat} == {opponent}
-    play_whole_game(player, how, shots, f"{preset}-{players}-{opponent}-{how}")
+    play_whole_game(player, how, shots, f"{preset}-{players}-{opponent}-{how}-{'site' if player.in_page else 'serve'}")
     player.page.close()
 
 
-def test_bots_move_one_at_a_time_with_a_short_pause(browser, server):
+def test_bots_move_one_at_a_time_with_a_short_pause(browser, backend):
     """Seed 004: "The opponent's pauses are fixed lengths between four tenths and seven tenths of a second".
     (The tests run the page at ?pace=250 to be quick; without it each pause is drawn from 0.4-0.7 s.)"""
-    player = Player(browser, server, pace=250)
+    player = Player(browser, backend, pace=250)
     page = player.page
     player.new_game("seed003", 4, "heuristic")
     page.evaluate("""() => {
@@ -215,8 +218,8 @@ def test_bots_move_one_at_a_time_with_a_short_pause(browser, server):
     page.close()
 
 
-def test_best_figure_the_record_download_and_the_replay_viewer(browser, server, tmp_path):
-    player = Player(browser, server)
+def test_best_figure_the_record_download_and_the_replay_viewer(browser, backend, tmp_path):
+    player = Player(browser, backend)
     page = player.page
     player.new_game("podkidnoy", 2, "heuristic")
     rng = random.Random(7)

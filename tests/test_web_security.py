@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from durak_env.engine.record import load_record
-from frontends.web.server import MAX_DEPTH, Options, make_app
+from frontends.web.api import MAX_DEPTH
+from frontends.web.server import Options, make_app
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

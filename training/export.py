@@ -36,14 +36,10 @@ def policy_from_checkpoint(ckpt: dict) -> PolicyNet:
 def policy_from_bot_file(path: str | Path) -> PolicyNet:
     """The network of an exported ONNX bot file, in eval mode, to train further (its weights are named as
     ``ActionProbabilities(PolicyNet)``'s state, so they load by name)."""
-    import onnx
-    from onnx import numpy_helper
-
-    from baselines.policy_file import load_bot
+    from baselines.policy_file import load_bot, onnx_weights
 
     bot = load_bot(path)  # refuses what is not a bot file, and names its rules and widths
-    weights = {w.name.removeprefix("net."): torch.from_numpy(numpy_helper.to_array(w).copy())
-               for w in onnx.load(str(path)).graph.initializer}
+    weights = {name.removeprefix("net."): torch.from_numpy(array.copy()) for name, array in onnx_weights(path).items()}
     net = PolicyNet(bot.encoder.size, bot.encoder.num_actions, bot.metadata["hidden_sizes"])
     net.load_state_dict(weights)
     net.eval()

@@ -4,10 +4,16 @@
 with a JSON-ready dict, or refuses it (``Refused``: a status, one line and a code).  It knows nothing of HTTP:
 ``server.py`` routes requests to it, one line each; the same calls could serve the page from anywhere else.
 Every answer about a game is built from the person's seat view (table.py), so a hidden card cannot leave.
+
+``ROUTES`` names the JSON API's paths and the call each makes; ``Api.dispatch`` answers a request given as
+method, path and body text, which is how the page built by ``durak site`` reaches the engine in its own
+browser tab (site.py), and ``server.py`` builds its routes from the same table.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
 import threading
 import time
@@ -15,7 +21,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from baselines import BUILTIN_BOTS, POLICY_BOTS, SHIPPED_BOTS, make_bot
+from baselines import BUILTIN_BOTS, NEEDS_NUMPY, POLICY_BOTS, SHIPPED_BOTS, make_bot
 from durak_env.engine.cards import Card
 from durak_env.engine.checks import is_integer
 from durak_env.engine.game import Game
@@ -30,6 +36,25 @@ MAX_TABLES = 500
 """Games held at once; the least recently used goes first."""
 GAMES_PER_MINUTE = 60
 """New tables one address may open in a minute; past it, 429 (a page that loops cannot evict everyone's games)."""
+MAX_BODY = 256 * 1024
+"""The largest request body taken (a game record of a long deal fits many times over)."""
+MAX_DEPTH = 16
+"""The deepest nesting of arrays and objects a body may have (a game record needs 4)."""
+MAX_ITEMS = 60_000
+"""The most values a body may hold (a record of the longest deal, 10,000 moves of three fields, fits twice)."""
+
+ROUTES = (  # path, method, the Api call, what it is given from the request
+    ("/api/options", "GET", "offered", ()),
+    ("/api/games", "POST", "new_game", ("body", "address")),
+    ("/api/games/{game_id}", "GET", "game", ("game_id",)),
+    ("/api/games/{game_id}/moves", "POST", "move", ("game_id", "body")),
+    ("/api/games/{game_id}/next", "POST", "next_deal", ("game_id", "body")),
+    ("/api/games/{game_id}/hint", "GET", "hint", ("game_id",)),
+    ("/api/games/{game_id}/record", "GET", "record", ("game_id",)),
+    ("/api/replays", "POST", "replay", ("body",)),
+)
+"""The JSON API: each route calls one ``Api`` method and answers its dict (the record: a dict and a file name)."""
+CREATED = {"new_game": 201}
 
 
 @dataclass
@@ -44,6 +69,8 @@ class Options:
     allowed_hosts: tuple[str, ...] = ()
     """Host names the server answers to besides IP addresses and localhost (``--allow-host``)."""
     games_per_minute: int = GAMES_PER_MINUTE
+    in_page: bool = False
+    """The engine runs in the browser tab (``durak site``): no numpy, so no bot that needs it (``NEEDS_NUMPY``)."""
 
 
 class Tables:
@@ -103,6 +130,12 @@ def bot_choices(options: Options) -> list[dict[str, Any]]:
     return choices + [{"name": name, "label": f"{name} (bot file)"} for name in options.bot_files]
 
 
+def policy_choices(options: Options) -> list[dict[str, Any]]:
+    """The bots built on a shipped trained bot, offered where a preset has one (``presets_offered``)."""
+    return [{"name": name, "label": label} for name, label in POLICY_BOTS.items()
+            if not (options.in_page and name in NEEDS_NUMPY)]
+
+
 def presets_offered() -> list[dict[str, Any]]:
     """Each preset with the table sizes it can deal (2-6 seats, as the deck allows) and the sizes a shipped
     trained bot was made for."""
@@ -127,7 +160,8 @@ class Api:
         """The presets, table sizes and bots the page may choose from, and its defaults."""
         options = self.options
         return {"presets": presets_offered(), "preset": options.preset, "players": options.rules.num_players,
-                "opponents": options.opponents, "bots": bot_choices(options)}
+                "opponents": options.opponents, "bots": bot_choices(options), "trained_bots": policy_choices(options),
+                "in_page": options.in_page}
 
     def new_game(self, body: dict[str, Any], address: str) -> dict[str, Any]:
         """Seat the person and the bots the body names, deal, and play up to the person's first decision."""
@@ -165,10 +199,10 @@ class Api:
             raise Refused(404, f"no trained bot for {table.rules.describe()}: hints need one")
         return locked(table, table.hint, bot)
 
-    def record(self, game_id: str) -> tuple[dict[str, Any], str]:
+    def record(self, game_id: str) -> dict[str, Any]:
         """The finished deal's record, and the file name to save it under."""
         table = self.tables.get(game_id)
-        return locked(table, table.record), f"durak-{table.deal_number}.json"
+        return {"record": locked(table, table.record), "file": f"durak-{table.deal_number}.json"}
 
     def replay(self, body: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -176,6 +210,19 @@ class Api:
         except ValueError as err:
             raise Refused(422, str(err)) from None
         return replay_frames(rec)
+
+    def dispatch(self, method: str, path: str, body: str | bytes = b"", address: str = "") -> tuple[int, Any]:
+        """Answer one request of the JSON API without HTTP: its status and its JSON-ready answer (a refusal's
+        is ``{"error": one line, "code": a stable code}``).  The page built by ``durak site`` calls this."""
+        try:
+            call, reads, given = route(method, path)
+            if method == "POST":  # a body is checked even where no field is read
+                given["body"] = parse_body(body.encode() if isinstance(body, str) else body)
+            given["address"] = address
+            reply = getattr(self, call)(*(given[name] for name in reads))
+        except Refused as err:
+            return err.status, {"error": str(err), "code": err.code}
+        return CREATED.get(call, 200), reply
 
     # ----- what a new game reads --------------------------------------------------------------
 
@@ -227,7 +274,7 @@ class Api:
             raise Refused(422, f"a bot is named by a string, got {name!r}")
         if name in options.bot_files:
             bot = make_bot(options.bot_files[name], seed=seed)
-        elif name in BUILTIN_BOTS or name in POLICY_BOTS:
+        elif name in BUILTIN_BOTS or name in POLICY_BOTS and not (options.in_page and name in NEEDS_NUMPY):
             try:
                 bot = make_bot(name, seed=seed, rules=rules)
             except ValueError as err:
@@ -298,3 +345,66 @@ def frame(game: Game, text: str, names: list[str]) -> dict[str, Any]:
         "trump": card_json(game.trump_card, trump), "stock": len(game.stock), "discard": game.discard.bit_count(),
         "to_act": None if game.is_over else game.to_act,
     }
+
+
+_PATTERNS = [(re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path) + "$"), method, call, reads)
+             for path, method, call, reads in ROUTES]
+
+
+def route(method: str, path: str) -> tuple[str, tuple[str, ...], dict[str, Any]]:
+    """The ``Api`` call a request names, what the call is given, and the values read from the path; 404 or 405
+    for none."""
+    allowed = False
+    for pattern, wanted, call, reads in _PATTERNS:
+        found = pattern.match(path)
+        if found:
+            if method == wanted:
+                return call, reads, found.groupdict()
+            allowed = True
+    if allowed:
+        raise Refused(405, f"{path} does not take {method}")
+    raise Refused(404, f"no such page: {path}")
+
+
+def parse_body(body: bytes) -> dict[str, Any]:
+    """A request body's JSON object: 413 past ``MAX_BODY``, 422 past ``MAX_DEPTH`` or ``MAX_ITEMS``, 400 if it is
+    not JSON, 422 if it is not an object; an empty body is ``{}``."""
+    if len(body) > MAX_BODY:
+        raise Refused(413, f"the request body is larger than {MAX_BODY // 1024} KB")
+    if not body:
+        return {}
+    check_shape(body)
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise Refused(400, f"the request body is not JSON ({err.msg if hasattr(err, 'msg') else err})") from None
+    if not isinstance(data, dict):
+        raise Refused(422, f"the request body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def check_shape(body: bytes) -> None:
+    """Refuse (422) a body nested deeper than ``MAX_DEPTH`` or holding more than ``MAX_ITEMS`` values, read before
+    it is parsed: ``'[' * 1000 + ']' * 1000`` made the parser recurse until Python stopped it with a 500."""
+    depth = items = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise Refused(422, f"the request body is nested more than {MAX_DEPTH} deep")
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+        elif byte == 0x2C:  # comma: one more value
+            items += 1
+            if items >= MAX_ITEMS:
+                raise Refused(422, f"the request body holds more than {MAX_ITEMS:,} values")

@@ -39,18 +39,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from .api import Api, Options
+from .api import CREATED, MAX_BODY, ROUTES, Api, Options, parse_body
 from .table import Refused
 
 STATIC = Path(__file__).with_name("static")
-MAX_BODY = 256 * 1024
-"""The largest request body taken (a game record of a long deal fits many times over)."""
-MAX_DEPTH = 16
-"""The deepest nesting of arrays and objects a body may have (a game record needs 4)."""
-MAX_ITEMS = 60_000
-"""The most values a body may hold (a record of the longest deal, 10,000 moves of three fields, fits twice)."""
-
-
 def answer(err: Refused, headers=None) -> JSONResponse:
     """A refusal's answer: its status, and ``{"error": one line, "code": a stable code}``."""
     return JSONResponse({"error": str(err), "code": err.code}, status_code=err.status, headers=headers)
@@ -107,21 +99,8 @@ class SameOrigin:
             return False
 
 
-ROUTES = (  # path, method, the Api call, what it is given from the request
-    ("/api/options", "GET", "offered", ()),
-    ("/api/games", "POST", "new_game", ("body", "address")),
-    ("/api/games/{game_id}", "GET", "game", ("game_id",)),
-    ("/api/games/{game_id}/moves", "POST", "move", ("game_id", "body")),
-    ("/api/games/{game_id}/next", "POST", "next_deal", ("game_id", "body")),
-    ("/api/games/{game_id}/hint", "GET", "hint", ("game_id",)),
-    ("/api/replays", "POST", "replay", ("body",)),
-)
-"""The JSON API: every route but the record (a file to save) calls one ``Api`` method and answers its dict."""
-CREATED = {"new_game": 201}
-
-
 def make_app(options: Options | None = None) -> Starlette:
-    """The web app: the page, its static files and the JSON API (``ROUTES``, and the record to save)."""
+    """The web app: the page, its static files and the JSON API (``ROUTES``; the record as a file to save)."""
     api = Api(options)
 
     def route(path: str, method: str, call: str, reads: tuple[str, ...]) -> Route:
@@ -131,6 +110,9 @@ def make_app(options: Options | None = None) -> Starlette:
             if "body" in reads or method == "POST":  # a body is checked even where no field is read
                 given["body"] = await read_json(request)
             reply = await run_in_threadpool(getattr(api, call), *(given[name] for name in reads))
+            if call == "record":
+                return Response(json.dumps(reply["record"], indent=1), media_type="application/json",
+                                headers={"Content-Disposition": f'attachment; filename="{reply["file"]}"'})
             return JSONResponse(reply, status_code=CREATED.get(call, 200))
 
         return Route(path, endpoint, methods=[method])
@@ -138,18 +120,13 @@ def make_app(options: Options | None = None) -> Starlette:
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
-    async def record(request: Request) -> Response:
-        data, name = await run_in_threadpool(api.record, request.path_params["game_id"])
-        return Response(json.dumps(data, indent=1), media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
     async def refused(request: Request, err: Refused) -> Response:
         return answer(err)
 
     async def http_error(request: Request, err: HTTPException) -> Response:
         return answer(Refused(err.status_code, str(err.detail)), err.headers)
 
-    routes = [Route("/", index), *(route(*r) for r in ROUTES), Route("/api/games/{game_id}/record", record),
+    routes = [Route("/", index), *(route(*r) for r in ROUTES),
               Mount("/static", StaticFiles(directory=STATIC), name="static")]
     app = Starlette(routes=routes, exception_handlers={Refused: refused, HTTPException: http_error},
                     middleware=[Middleware(SameOrigin, allowed_hosts=api.options.allowed_hosts)])
@@ -167,43 +144,7 @@ async def read_json(request: Request) -> dict[str, Any]:
         body += chunk
         if len(body) > MAX_BODY:
             raise Refused(413, f"the request body is larger than {MAX_BODY // 1024} KB")
-    if not body:
-        return {}
-    check_shape(body)
-    try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise Refused(400, f"the request body is not JSON ({err.msg if hasattr(err, 'msg') else err})") from None
-    if not isinstance(data, dict):
-        raise Refused(422, f"the request body must be a JSON object, got {type(data).__name__}")
-    return data
-
-
-def check_shape(body: bytes) -> None:
-    """Refuse (422) a body nested deeper than ``MAX_DEPTH`` or holding more than ``MAX_ITEMS`` values, read before
-    it is parsed: ``'[' * 1000 + ']' * 1000`` made the parser recurse until Python stopped it with a 500."""
-    depth = items = 0
-    in_string = escaped = False
-    for byte in body:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise Refused(422, f"the request body is nested more than {MAX_DEPTH} deep")
-        elif byte in (0x5D, 0x7D):  # ] }
-            depth -= 1
-        elif byte == 0x2C:  # comma: one more value
-            items += 1
-            if items >= MAX_ITEMS:
-                raise Refused(422, f"the request body holds more than {MAX_ITEMS:,} values")
+    return parse_body(body)
 
 
 def listen(host: str, port: int | None, preferred: int = 8000):

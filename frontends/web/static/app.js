@@ -21,21 +21,30 @@ let pointerType = "mouse";  // of the last press: a mouse click plays, a tap lif
 let drag = null;      // a card being dragged: {card, x, y, ghost, moved}
 let handFocus = false;  // the person plays from the keyboard: focus comes back to the hand after a move
 
+// The page talks to one of two back ends through the same calls: durak serve over HTTP (below), or the engine
+// running in this page (site.js, present in a page built by `durak site`).  Either answers {status, data}.
+const backend = window.durakBackend || {inPage: false, call: overHttp};
+
+async function api(method, path, body) {
+  const {status, data} = await backend.call(method, path, body);
+  if (status >= 400) {
+    const err = new Error(data.error || `the server answered ${status}`);
+    err.status = status;
+    throw err;
+  }
+  return data;
+}
+
 // Every write carries a JSON body (the server refuses any other: a page of another site cannot send one without
 // asking first).  A string is sent as it is: a game record's text, whose 64-bit seed JSON.parse would round.
-async function api(method, path, body) {
+async function overHttp(method, path, body) {
   const write = method !== "GET";
   const response = await fetch(path, {
     method, headers: write ? {"Content-Type": "application/json"} : {},
     body: !write ? undefined : typeof body === "string" ? body : JSON.stringify(body === undefined ? {} : body),
   });
   const data = await response.json().catch(() => ({error: `the server answered ${response.status}`}));
-  if (!response.ok) {
-    const err = new Error(data.error || `the server answered ${response.status}`);
-    err.status = response.status;
-    throw err;
-  }
-  return data;
+  return {status: response.status, data};
 }
 
 function showError(message) {
@@ -102,7 +111,7 @@ async function init() {
   document.addEventListener("pointercancel", cancelDrag);
   showBest(SEED004_BEST);
   const saved = location.hash.match(/game=([0-9a-f]+)/);
-  if (saved) {
+  if (saved && !backend.inPage) {  // a game played inside the page ended with the page
     try {
       const data = await api("GET", `/api/games/${saved[1]}`);
       gameId = data.id;
@@ -137,10 +146,7 @@ function fillOpponents() {
   const box = $("opponents");
   box.innerHTML = "";
   const choices = [...options.bots];
-  if (presetInfo().trained.includes(n)) {  // the shipped policy, and the tree search it guides
-    choices.unshift({name: "trained", label: "Trained (the shipped bot)"},
-                    {name: "search:net", label: "Trained + tree search (30 ms a move)"});
-  }
+  if (presetInfo().trained.includes(n)) choices.unshift(...options.trained_bots);  // the shipped policy, and more
   for (let seat = 1; seat < n; seat++) {
     const label = document.createElement("label");
     label.textContent = `Player ${seat + 1} `;
@@ -627,12 +633,28 @@ function showResult(s) {
     (s.points_shown ? `<td>${seat.points} point${seat.points === 1 ? "" : "s"}</td>` : "") + "</tr>");
   $("placings").innerHTML = `<tr><th>player</th><th>place</th>${s.points_shown ? "<th>seed 003 points</th>" : ""}</tr>${rows.join("")}`;
   $("seed").textContent = `The deal's seed was ${s.seed}.`;
-  $("download").href = `/api/games/${gameId}/record`;
+  setDownload(gameId);
   const matchLeft = s.match && !s.match.over;
   $("next-deal").hidden = !matchLeft;
   $("match-result").hidden = !(s.match && s.match.over);
   if (s.match && s.match.over) $("match-result").textContent = s.match.text;
   recordBest(s);
+}
+
+// Over HTTP the record is a file the server sends; in a page that runs the engine itself, a file made here.
+async function setDownload(id) {
+  const link = $("download");
+  if (!backend.inPage) {
+    link.href = `/api/games/${id}/record`;
+    return;
+  }
+  link.removeAttribute("href");
+  const data = await api("GET", `/api/games/${id}/record`);
+  if (id !== gameId) return;
+  if (link.dataset.url) URL.revokeObjectURL(link.dataset.url);
+  link.dataset.url = URL.createObjectURL(new Blob([JSON.stringify(data.record, null, 1)], {type: "application/json"}));
+  link.href = link.dataset.url;
+  link.download = data.file;
 }
 
 function escapeHtml(text) {
