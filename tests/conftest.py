@@ -144,7 +144,8 @@ class Site:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
-    """``durak site``'s folder for podkidnoy (every preset is offered), served on a free port of 127.0.0.1."""
+    """``durak site``'s folder for podkidnoy (every preset is offered) with the 0.2 bot as a bot file named
+    ``mine``, served on a free port of 127.0.0.1."""
     import functools
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -152,7 +153,10 @@ def site(tmp_path_factory):
     from frontends.web.api import Options
     from frontends.web.site import build_site
 
-    folder = build_site(tmp_path_factory.mktemp("site"), Options(in_page=True, games_per_minute=10_000))
+    from baselines import SHIPPED_BOTS
+
+    files = {"mine": str(SHIPPED_BOTS["podkidnoy-0.2"][0])}  # a bot file given with --bot
+    folder = build_site(tmp_path_factory.mktemp("site"), Options(bot_files=files, in_page=True))
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *args) -> None:
             pass
@@ -161,7 +165,7 @@ def site(tmp_path_factory):
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/", Site(folder, Options(in_page=True, games_per_minute=10_000))
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/", Site(folder, Options(bot_files=files, in_page=True, games_per_minute=10_000))
     httpd.shutdown()
     thread.join(10)
 

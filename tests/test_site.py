@@ -120,7 +120,7 @@ for name in ("numpy", "onnxruntime", "onnx", "torch", "starlette", "uvicorn"):
 sys.path.insert(0, sys.argv[1])
 from frontends.web.page import start
 call = start(open(sys.argv[2]).read(), sys.argv[1])
-status, text = call("POST", "/api/games", json.dumps({"opponents": ["trained"], "seed": "11"}))
+status, text = call("POST", "/api/games", json.dumps({"opponents": [sys.argv[3]], "seed": "11"}))
 answer = json.loads(text)
 assert status == 201, answer
 game_id, moves, hints = answer["id"], 0, []
@@ -135,24 +135,30 @@ while not answer["state"]["over"]:
     answer = json.loads(text)
     moves += 1
 status, text = call("GET", f"/api/games/{game_id}/hint", "")
+import gc
+played = sorted({o.name for o in gc.get_objects() if type(o).__name__ == "WeightsBot"})
 bot = sys.modules["baselines.policy_file"]
-print(json.dumps({"moves": moves, "result": answer["state"]["result"]["fool"], "hint": status, "hints": hints,
+print(json.dumps({"moves": moves, "result": answer["state"]["result"]["fool"], "hint": status, "hints": hints, "played": played,
                   "numpy": "numpy" in sys.modules and sys.modules["numpy"] is not None,
                   "from": [m.__file__ for m in (bot,)]}))
 """
 
 
-def test_the_sites_python_plays_the_shipped_bot_with_no_numpy(site, tmp_path):
+@pytest.mark.parametrize("bot", ["trained", "mine"])  # the shipped bot, and a file given with --bot
+def test_the_sites_python_plays_a_trained_bot_with_no_numpy(site, tmp_path, bot):
     folder = site[1].folder
     with zipfile.ZipFile(folder / "durak.zip") as z:
         z.extractall(tmp_path / "py")
         names = z.namelist()
-    assert "baselines/bots/podkidnoy.weights.json" in names and not any(n.endswith(".onnx") for n in names)
-    done = subprocess.run([sys.executable, "-c", NO_NUMPY, str(tmp_path / "py"), str(folder / "site.json")],
+    assert "baselines/bots/podkidnoy.weights.json" in names and "bots/mine.weights.json" in names
+    assert not any(n.endswith(".onnx") for n in names)
+    done = subprocess.run([sys.executable, "-c", NO_NUMPY, str(tmp_path / "py"), str(folder / "site.json"), bot],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["moves"] > 5 and out["hint"] == 409 and not out["numpy"]  # the deal is over: nothing to hint
+    assert out["played"] == sorted({f"{'mine' if bot == 'mine' else 'podkidnoy'}.weights.json",
+                                    "podkidnoy.weights.json"})  # the seat's bot, and the hints' shipped bot
     [(status, total)] = out["hints"]
     assert status == 200 and abs(total - 1) < 1e-3
     assert out["from"][0].startswith(str(tmp_path / "py"))  # the site's copy ran, not the checkout's
