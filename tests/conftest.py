@@ -67,7 +67,7 @@ RECORD_CALLS = """(() => {
   // Every call the page makes to its in-page engine, with its answer; a new game without a seed gets one here,
   // so that the test's own copy of the API (Mirror) can deal the same cards.
   let inner;
-  window.__calls = [];
+  window.__calls = JSON.parse(sessionStorage.getItem("__calls") || "[]");  // a reload keeps them
   Object.defineProperty(window, "durakBackend", {configurable: true, get() { return inner; }, set(backend) {
     const call = backend.call.bind(backend);
     backend.call = async (method, path, body) => {
@@ -79,6 +79,7 @@ RECORD_CALLS = """(() => {
       const text = body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body);
       const answer = await call(method, path, body);
       window.__calls.push([method, path, text, answer.status, JSON.stringify(answer.data)]);
+      sessionStorage.setItem("__calls", JSON.stringify(window.__calls));
       return answer;
     };
     inner = backend;

@@ -26,13 +26,62 @@ let handFocus = false;  // the person plays from the keyboard: focus comes back 
 const backend = window.durakBackend || {inPage: false, call: overHttp};
 
 async function api(method, path, body) {
+  if (backend.inPage && method === "POST" && path === "/api/games") body = withSeed(body);
   const {status, data} = await backend.call(method, path, body);
   if (status >= 400) {
     const err = new Error(data.error || `the server answered ${status}`);
     err.status = status;
     throw err;
   }
+  if (backend.inPage) journal(method, path, body, data);
   return data;
+}
+
+// ----- a game played inside the page (durak site) survives a reload ----------------------------------------
+// The engine lives in this tab, so a reload starts it afresh: the page keeps a journal of the calls that made the
+// game (sessionStorage), the deal's seed included, and plays them again.  Every bot plays the same moves from the
+// same seed.  The seed is in the tab anyway: a page that runs the engine can be inspected (it says so).
+const JOURNAL_KEY = "durak_env.journal";
+
+function withSeed(body) {
+  const given = typeof body === "string" ? JSON.parse(body) : {...(body || {})};
+  if (given.seed === undefined) given.seed = crypto.getRandomValues(new BigUint64Array(1))[0].toString();
+  return given;
+}
+
+function journal(method, path, body, data) {
+  try {
+    if (method === "POST" && path === "/api/games") {
+      sessionStorage.setItem(JOURNAL_KEY, JSON.stringify({id: data.id, calls: [[path, body]]}));
+      return;
+    }
+    const kept = JSON.parse(sessionStorage.getItem(JOURNAL_KEY) || "null");
+    if (method === "POST" && kept && path.startsWith(`/api/games/${kept.id}/`)) {
+      kept.calls.push([path, body === undefined ? {} : body]);
+      sessionStorage.setItem(JOURNAL_KEY, JSON.stringify(kept));
+    }
+  } catch (err) { /* storage full or off: the game plays on, and a reload deals anew */ }
+}
+
+async function replayJournal(id) {
+  const kept = JSON.parse(sessionStorage.getItem(JOURNAL_KEY) || "null");
+  if (!kept || kept.id !== id) return null;
+  let data = null;
+  let now = null;
+  for (const [path, body] of kept.calls) {
+    const answer = await backend.call("POST", now ? path.replace(`/api/games/${id}/`, `/api/games/${now}/`) : path,
+                                      body);
+    if (answer.status >= 400) return null;
+    data = answer.data;
+    if (!now) now = data.id;
+  }
+  const log = localStorage.getItem(LOG_KEY + id);
+  if (log) localStorage.setItem(LOG_KEY + now, log);
+  kept.id = now;
+  kept.calls = kept.calls.map(([path, body]) => [path.replace(`/api/games/${id}/`, `/api/games/${now}/`), body]);
+  sessionStorage.setItem(JOURNAL_KEY, JSON.stringify(kept));
+  history.replaceState(null, "", `${location.pathname}${location.search}#game=${now}`);
+  return {id: now, state: data.state};
 }
 
 // Every write carries a JSON body (the server refuses any other: a page of another site cannot send one without
@@ -111,9 +160,10 @@ async function init() {
   document.addEventListener("pointercancel", cancelDrag);
   showBest(SEED004_BEST);
   const saved = location.hash.match(/game=([0-9a-f]+)/);
-  if (saved && !backend.inPage) {  // a game played inside the page ended with the page
+  if (saved) {
     try {
-      const data = await api("GET", `/api/games/${saved[1]}`);
+      const data = backend.inPage ? await replayJournal(saved[1]) : await api("GET", `/api/games/${saved[1]}`);
+      if (!data) throw new Error("that game was played in this page before it was closed: a new one is dealt");
       gameId = data.id;
       showSetup(data.state);
       restoreLog();
