@@ -128,3 +128,17 @@ def test_an_integer_argument_may_come_from_numpy_but_never_as_true_or_false():
         with pytest.raises(ValueError, match="num_players must be an integer from 2 to 6"):
             Rules(num_players=bad)
     assert is_integer(np.uint64(2**64 - 1), 0, 2**64 - 1) and not is_integer(-1, 0) and not is_integer(7, high=6)
+
+
+def test_rules_no_preset_can_seat_are_described_by_their_fields():
+    """Issue 29: ``make_bot("trained", rules=Rules(num_players=6, deck_size=52))`` failed with a Rules error about
+    "a 36-card deck": ``describe`` built every preset at six seats, and the 36-card ones cannot deal six hands of
+    six.  Such rules are described by the fields that differ from the default, and asking for a trained bot says
+    that none was trained for them."""
+    from baselines import make_bot
+
+    rules = Rules(num_players=6, deck_size=52)
+    assert rules.describe() == "num_players=6, deck_size=52"
+    assert Rules.preset("seed003", num_players=6).describe() == "seed003, 6 players"
+    with pytest.raises(ValueError, match="no shipped bot was trained for these rules .num_players=6, deck_size=52"):
+        make_bot("trained", rules=rules)

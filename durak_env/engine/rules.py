@@ -99,7 +99,11 @@ class Rules:
     @property
     def deal_size(self) -> int:
         """Cards dealt and refilled to at this table."""
-        if self.num_players == MAX_PLAYERS and self.full_table_hand_size is not None:
+        return self.deal_size_at(self.num_players)
+
+    def deal_size_at(self, players: int) -> int:
+        """Cards dealt and refilled to at a table of ``players`` under these rules."""
+        if players == MAX_PLAYERS and self.full_table_hand_size is not None:
             return self.full_table_hand_size
         return self.hand_size
 
@@ -113,6 +117,8 @@ class Rules:
         """These rules in a few words: the preset and table size they equal ("perevodnoy, 2 players"), or the
         fields where they differ from the default."""
         for name, (preset, _) in PRESETS.items():
+            if preset.deal_size_at(self.num_players) * self.num_players >= preset.deck_size:
+                continue  # that preset cannot seat this many (six at 36 cards): these rules are not it
             if preset.replace(num_players=self.num_players) == self:
                 return f"{name}, {self.num_players} players"
         default = Rules().to_dict()
