@@ -40,7 +40,8 @@ SOURCES = ("durak_env/__init__.py", "durak_env/engine/*.py", "durak_env/observat
            "baselines/policy_file.py", "frontends/__init__.py", "frontends/web/__init__.py", "frontends/web/api.py",
            "frontends/web/table.py", "frontends/web/page.py")
 """The Python the page runs: the engine, the observation, the bots that need no numpy and the page's API."""
-STATIC = ("index.html", "app.js", "style.css", "icon.svg", "site.js", "worker.js")
+STATIC = ("app.js", "style.css", "site.js", "worker.js")
+"""The page's files besides index.html (rewritten for the site) and the icon (inlined into it)."""
 IN_PAGE_NOTE = ("The whole game runs inside this page, so the hidden cards are in its memory and the page can be "
                 "inspected: it is for practice, not for play against people.")
 """What the page says in place of the server's promise that nothing is dealt in the browser."""
@@ -90,7 +91,7 @@ def build_site(out: str | Path, options: Options, pyodide: Path | None = None) -
     runtime = pyodide_folder(pyodide)
     (out / "static").mkdir(parents=True, exist_ok=True)
     (out / "pyodide").mkdir(exist_ok=True)
-    for name in STATIC[1:]:
+    for name in STATIC:
         shutil.copyfile(WEB / "static" / name, out / "static" / name)
     page = (WEB / "static" / "index.html").read_text()
     page = page.replace('<script src="static/app.js">', '<script src="static/site.js"></script>\n'

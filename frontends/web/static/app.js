@@ -75,8 +75,11 @@ async function replayJournal(id) {
     data = answer.data;
     if (!now) now = data.id;
   }
-  const log = localStorage.getItem(LOG_KEY + id);
-  if (log) localStorage.setItem(LOG_KEY + now, log);
+  gameId = id;
+  const entries = logEntries();  // the move log moves to the game's new id
+  localStorage.removeItem(LOG_KEY + id);
+  gameId = now;
+  saveLog(entries);
   kept.id = now;
   kept.calls = kept.calls.map(([path, body]) => [path.replace(`/api/games/${id}/`, `/api/games/${now}/`), body]);
   sessionStorage.setItem(JOURNAL_KEY, JSON.stringify(kept));
@@ -683,7 +686,7 @@ function showResult(s) {
     (s.points_shown ? `<td>${seat.points} point${seat.points === 1 ? "" : "s"}</td>` : "") + "</tr>");
   $("placings").innerHTML = `<tr><th>player</th><th>place</th>${s.points_shown ? "<th>seed 003 points</th>" : ""}</tr>${rows.join("")}`;
   $("seed").textContent = `The deal's seed was ${s.seed}.`;
-  setDownload(gameId);
+  setDownload(gameId).catch((err) => showError(err.message));
   const matchLeft = s.match && !s.match.over;
   $("next-deal").hidden = !matchLeft;
   $("match-result").hidden = !(s.match && s.match.over);
