@@ -28,7 +28,7 @@ def test_every_search_level_must_be_played_and_beaten():
 
 
 def test_never_met_is_read_from_the_bot_file():
-    meta = make_bot("trained", rules=FAMILIES["perevodnoy"]).metadata  # trained against heuristic and easy
+    meta = make_bot("trained:perevodnoy-0.2").metadata  # trained against heuristic and easy, taught by search:fast
     assert meta["teacher"] == "search:fast"
     assert not never_met(meta, "search:fast") and not never_met(meta, "heuristic") and not never_met(meta, "easy")
     assert never_met(meta, "search:medium") and never_met(meta, "search:strong") and never_met(meta, "random")
