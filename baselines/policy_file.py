@@ -234,28 +234,36 @@ def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
 
 def onnx_weights(path: str | Path) -> dict:
     """The named float32 arrays of an ONNX bot file's network (``net.trunk.0.weight``, ..., ``net.pi.bias``,
-    ``net.v.weight``: ``ActionProbabilities(PolicyNet)``'s state), checked to be a bot file first."""
+    ``net.v.weight``: ``ActionProbabilities(PolicyNet)``'s state); the caller has read it with ``load_bot``."""
     import onnx
     from onnx import numpy_helper
 
-    load_bot(path)  # refuses what is not a bot file
     return {w.name: numpy_helper.to_array(w).astype(np.float32) for w in onnx.load(str(path)).graph.initializer}
 
 
-def write_weights(bot_file: str | Path, out: str | Path) -> Path:
-    """Write the ONNX bot file ``bot_file`` as a weights file: its metadata, and each layer's weight (transposed
+def _packed(array) -> str:
+    """An array as base64 little-endian float32s (``_floats`` reads them)."""
+    return base64.b64encode(np.ascontiguousarray(array, dtype="<f4").tobytes()).decode()
+
+
+def weights_json(bot_file: str | Path) -> str:
+    """The ONNX bot file ``bot_file`` as a weights file's text: its metadata, and each layer's weight (transposed
     for the trunk, whose inputs are mostly zero) and bias as base64 float32."""
-    bot = load_bot(bot_file)
+    bot = load_bot(bot_file)  # refuses what is not a bot file
     arrays = onnx_weights(bot_file)
-    packed = lambda a: base64.b64encode(np.ascontiguousarray(a, dtype="<f4").tobytes()).decode()  # noqa: E731
     trunk = []
     for k in range(len(bot.metadata["hidden_sizes"])):
         weight, bias = arrays[f"net.trunk.{2 * k}.weight"], arrays[f"net.trunk.{2 * k}.bias"]
-        trunk.append({"inputs": int(weight.shape[1]), "weight_t": packed(weight.T), "bias": packed(bias)})
-    heads = {name: {"inputs": int(arrays[f"net.{key}.weight"].shape[1]), "weight": packed(arrays[f"net.{key}.weight"]),
-                    "bias": packed(arrays[f"net.{key}.bias"])} for name, key in (("policy", "pi"), ("value", "v"))}
+        trunk.append({"inputs": int(weight.shape[1]), "weight_t": _packed(weight.T), "bias": _packed(bias)})
+    heads = {name: {"inputs": int(arrays[f"net.{key}.weight"].shape[1]), "weight": _packed(arrays[f"net.{key}.weight"]),
+                    "bias": _packed(arrays[f"net.{key}.bias"])} for name, key in (("policy", "pi"), ("value", "v"))}
+    return json.dumps({"format": WEIGHTS_FORMAT, "meta": bot.metadata, "trunk": trunk, **heads})
+
+
+def write_weights(bot_file: str | Path, out: str | Path) -> Path:
+    """Write the ONNX bot file ``bot_file`` as a weights file at ``out`` (``weights_json``)."""
     out = Path(out)
-    out.write_text(json.dumps({"format": WEIGHTS_FORMAT, "meta": bot.metadata, "trunk": trunk, **heads}))
+    out.write_text(weights_json(bot_file))
     return out
 
 
@@ -269,6 +277,9 @@ def _floats(text: str, width: int) -> list[list[float]]:
 class WeightsBot:
     """A weights file's network in plain Python: ``PolicyBot``'s observation, moves, probabilities and value,
     without numpy or onnxruntime (a browser page).  The trunk adds up only the inputs that are not zero."""
+
+    has_value = True
+    """A weights file always carries the value head."""
 
     def __init__(self, data: dict, name: str, sample: bool = False, seed: int | None = None):
         self.metadata = data["meta"]
@@ -307,8 +318,6 @@ class WeightsBot:
     def _expected_shape(self) -> list:
         widths = [self.encoder.size, *self.metadata.get("hidden_sizes", [])]
         return [*zip(widths, widths[1:]), (widths[-1], self.encoder.num_actions)]
-
-    has_value = True
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

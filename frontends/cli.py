@@ -280,9 +280,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 def page_options(args: argparse.Namespace, in_page: bool = False):
     """The page's options from ``durak serve``'s or ``durak site``'s arguments: the rules, the default bots and
     the bot files offered (each read now, so that a bad file is said at start, not in the middle of a game)."""
-    from baselines import BUILTIN_BOTS, NEEDS_NUMPY, POLICY_BOTS, make_bot
+    from baselines import BUILTIN_BOTS, POLICY_BOTS, make_bot
 
-    from .web.api import Options
+    from .web.api import Options, policy_bots
 
     rules = rules_from_args(args)
     files = {}
@@ -299,7 +299,7 @@ def page_options(args: argparse.Namespace, in_page: bool = False):
         except ValueError as err:
             raise UsageError(f"--bot {name}: {err}") from None
         files[name] = path
-    offered = [*BUILTIN_BOTS, *(n for n in POLICY_BOTS if not (in_page and n in NEEDS_NUMPY)), *files]
+    offered = [*BUILTIN_BOTS, *policy_bots(in_page), *files]
     opponents = args.opponent or ["heuristic"]
     for name in opponents:
         if name not in offered:

@@ -99,13 +99,18 @@ class Rules:
     @property
     def deal_size(self) -> int:
         """Cards dealt and refilled to at this table."""
-        return self.deal_size_at(self.num_players)
-
-    def deal_size_at(self, players: int) -> int:
-        """Cards dealt and refilled to at a table of ``players`` under these rules."""
-        if players == MAX_PLAYERS and self.full_table_hand_size is not None:
+        if self.num_players == MAX_PLAYERS and self.full_table_hand_size is not None:
             return self.full_table_hand_size
         return self.hand_size
+
+    def can_seat(self, players: int) -> bool:
+        """Whether these rules, at a table of ``players``, are rules at all (the seat count allowed, and a trump
+        card left after the deal): ``__post_init__``'s checks, asked without raising."""
+        try:
+            self.replace(num_players=players)
+        except ValueError:
+            return False
+        return True
 
     def attack_cap(self, discard_count: int, bouts: int) -> int:
         """Attack cards allowed in the current bout (002: "never more than six attacks in a bout, five until
@@ -117,9 +122,7 @@ class Rules:
         """These rules in a few words: the preset and table size they equal ("perevodnoy, 2 players"), or the
         fields where they differ from the default."""
         for name, (preset, _) in PRESETS.items():
-            if preset.deal_size_at(self.num_players) * self.num_players >= preset.deck_size:
-                continue  # that preset cannot seat this many (six at 36 cards): these rules are not it
-            if preset.replace(num_players=self.num_players) == self:
+            if preset.can_seat(self.num_players) and preset.replace(num_players=self.num_players) == self:
                 return f"{name}, {self.num_players} players"
         default = Rules().to_dict()
         return ", ".join(f"{k}={v}" for k, v in self.to_dict().items() if v != default[k])

@@ -130,10 +130,15 @@ def bot_choices(options: Options) -> list[dict[str, Any]]:
     return choices + [{"name": name, "label": f"{name} (bot file)"} for name in options.bot_files]
 
 
+def policy_bots(in_page: bool) -> dict[str, str]:
+    """The bots built on a shipped trained bot that the page can run, with their words: in a page that runs the
+    engine itself (``durak site``), all but those that need numpy."""
+    return {name: label for name, label in POLICY_BOTS.items() if not (in_page and name in NEEDS_NUMPY)}
+
+
 def policy_choices(options: Options) -> list[dict[str, Any]]:
     """The bots built on a shipped trained bot, offered where a preset has one (``presets_offered``)."""
-    return [{"name": name, "label": label} for name, label in POLICY_BOTS.items()
-            if not (options.in_page and name in NEEDS_NUMPY)]
+    return [{"name": name, "label": label} for name, label in policy_bots(options.in_page).items()]
 
 
 def presets_offered() -> list[dict[str, Any]]:
@@ -141,7 +146,7 @@ def presets_offered() -> list[dict[str, Any]]:
     trained bot was made for."""
     out = []
     for name, about in Rules.presets().items():
-        seats = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if _fits(name, n)]
+        seats = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if Rules.preset(name).can_seat(n)]
         trained = [n for n in seats if any(r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
         out.append({"name": name, "about": about, "seats": seats, "trained": trained})
     return out
@@ -160,8 +165,7 @@ class Api:
         """The presets, table sizes and bots the page may choose from, and its defaults."""
         options = self.options
         return {"presets": presets_offered(), "preset": options.preset, "players": options.rules.num_players,
-                "opponents": options.opponents, "bots": bot_choices(options), "trained_bots": policy_choices(options),
-                "in_page": options.in_page}
+                "opponents": options.opponents, "bots": bot_choices(options), "trained_bots": policy_choices(options)}
 
     def new_game(self, body: dict[str, Any], address: str) -> dict[str, Any]:
         """Seat the person and the bots the body names, deal, and play up to the person's first decision."""
@@ -274,7 +278,7 @@ class Api:
             raise Refused(422, f"a bot is named by a string, got {name!r}")
         if name in options.bot_files:
             bot = make_bot(options.bot_files[name], seed=seed)
-        elif name in BUILTIN_BOTS or name in POLICY_BOTS and not (options.in_page and name in NEEDS_NUMPY):
+        elif name in BUILTIN_BOTS or name in policy_bots(options.in_page):
             try:
                 bot = make_bot(name, seed=seed, rules=rules)
             except ValueError as err:
@@ -301,14 +305,6 @@ class Api:
             else:
                 self._hint_bots[rules] = None
         return self._hint_bots[rules]
-
-
-def _fits(preset: str, players: int) -> bool:
-    try:
-        Rules.preset(preset, num_players=players)
-        return True
-    except ValueError:
-        return False
 
 
 def locked(table: Table, method, *args):

@@ -5,7 +5,7 @@ The folder holds the same page as ``durak serve`` (static/), the project's engin
 source in ``durak.zip``, and Pyodide (the WebAssembly Python from the npm registry, pinned with its integrity
 hashes in npm/package-lock.json) that runs them in a worker of the browser tab (static/worker.js).  The page
 talks to that worker through the same calls it sends ``durak serve`` over HTTP (static/site.js, frontends/web/
-page.py).  Trained bots go in as weights files (``write_weights``): the network in plain Python, on the same
+page.py).  Trained bots go in as weights files (``weights_json``): the network in plain Python, on the same
 observation, since the browser has neither numpy nor onnxruntime.  Nothing is fetched once the page has loaded.
 
 Everything runs in the browser, so the hidden cards are in the tab's memory: the page says it is for practice,
@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 from baselines import SHIPPED_BOTS
-from baselines.policy_file import WEIGHTS_SUFFIX, write_weights
+from baselines.policy_file import WEIGHTS_SUFFIX, weights_json
 
 from .api import Options
 
@@ -108,19 +108,11 @@ def build_site(out: str | Path, options: Options, pyodide: Path | None = None) -
             for path in sorted(PACKAGE_ROOT.glob(pattern)):
                 z.write(path, path.relative_to(PACKAGE_ROOT).as_posix())
         for path, _ in SHIPPED_BOTS.values():
-            z.writestr(f"baselines/bots/{path.stem}{WEIGHTS_SUFFIX}", weights_text(path))
+            z.writestr(f"baselines/bots/{path.stem}{WEIGHTS_SUFFIX}", weights_json(path))
         for name, path in options.bot_files.items():
-            z.writestr(bot_paths[name], weights_text(Path(path)))
+            z.writestr(bot_paths[name], weights_json(path))
     (out / "site.json").write_text(json.dumps(site_config(options, bot_paths), indent=1))
     return out
-
-
-def weights_text(bot_file: Path) -> str:
-    """A bot file as the weights file's text (``write_weights``)."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        return write_weights(bot_file, Path(tmp) / f"bot{WEIGHTS_SUFFIX}").read_text()
 
 
 def folder_size(folder: Path) -> int:
