@@ -1,5 +1,5 @@
-"""The hot modules (the engine's game and action layout, the observation encoder, the vector core) compiled by
-mypyc when the package is built as a wheel.
+"""The hot modules (the engine's game, action layout and game loop, the observation encoder, the vector core)
+compiled by mypyc when the package is built as a wheel.
 
 ``pip install .`` and ``python -m build`` compile ``COMPILED`` (the same Python source, type-annotated) into C
 extensions, which the package imports in place of the source: the engine plays 1.5-1.9x as fast
@@ -15,8 +15,8 @@ import sys
 
 from setuptools import setup
 
-COMPILED = ["durak_env/engine/game.py", "durak_env/engine/actions.py", "durak_env/observation.py",
-            "durak_env/vector_games.py"]
+COMPILED = ["durak_env/engine/game.py", "durak_env/engine/actions.py", "durak_env/engine/loop.py",
+            "durak_env/observation.py", "durak_env/vector_games.py"]
 BUILDS = {"bdist_wheel", "build", "build_ext", "install"}
 """The setup commands that compile; metadata, the sdist and editable installs do not."""
 

@@ -14,7 +14,6 @@ import itertools
 import json
 import math
 import os
-import signal
 import time
 from array import array
 from concurrent.futures import ProcessPoolExecutor
@@ -28,9 +27,10 @@ from durak_env.engine.game import Game
 from durak_env.engine.loop import MOVE_LIMIT, play
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
+from durak_env.workers import ignore_interrupts
 
 from . import make_bot
-from .progress import Progress
+from .progress import Progress, interrupted
 
 CHART_FORMATS = (".png", ".svg", ".pdf")
 
@@ -177,11 +177,6 @@ def play_deal(task: tuple) -> tuple[list[GameRecord], list[float], list[int]]:
     return records, seconds, decisions
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them (no traceback from every process)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _mean_ci(samples: list[float]) -> tuple[float, tuple[float, float]]:
     k = len(samples)
     mean = sum(samples) / k
@@ -292,9 +287,11 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
             for task in tasks:
                 take(play_deal(task))
         ended = "total"
-    except KeyboardInterrupt:
+    except BaseException as err:
+        if not interrupted(err):
+            raise
         ended = "stopped"
-        raise
+        raise KeyboardInterrupt from None
     finally:
         bar.end(ended, "; nothing is reported" if ended == "stopped" else "")
     report = summarise(bots, rules, tally, records, seconds, decisions, seed, duplicate)
@@ -320,7 +317,7 @@ def _run_in_pool(tasks: list[tuple], workers: int, take, notes: list[str]) -> No
     games.  Ctrl-C stops the workers at once (they ignore it themselves)."""
     done = 0
     for attempt in range(RETRIES + 1):
-        pool = ProcessPoolExecutor(workers, initializer=_ignore_interrupts)
+        pool = ProcessPoolExecutor(workers, initializer=ignore_interrupts)
         try:
             rest = tasks[done:]
             size = max(1, len(rest) // (workers * 8))

@@ -33,6 +33,19 @@ REASONS = ("budget", "total", "stopped")
 """Why a run ended: its time budget, its total of units, or the user (Ctrl-C)."""
 
 
+def interrupted(err: BaseException) -> bool:
+    """Whether Ctrl-C lies under ``err``.  A KeyboardInterrupt that lands while an extension module loads comes
+    out as that module's own error, the interrupt its cause (onnxruntime's pybind11: "ImportError:
+    initialization failed"); so does one that lands while torch writes a file (a RuntimeError of its writer)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
+
+
 class Progress:
     """A bar over ``total`` units (steps, games) and, when there is one, ``budget`` seconds; it starts at ``done``
     units and ``elapsed`` seconds (a resumed run)."""
@@ -114,4 +127,4 @@ class Progress:
         return self.FORMAT + " · ".join(parts).replace("{", "{{").replace("}", "}}")
 
 
-__all__ = ["Progress", "REASONS"]
+__all__ = ["Progress", "REASONS", "interrupted"]

@@ -1,26 +1,28 @@
-"""Instructions per decision of the vector environment's core, counted by valgrind's callgrind: a figure
-that does not move with the machine's load (this host's speed swings by a third between runs), for
-comparing two versions of the code.
+"""Instructions per decision of the vector environment's core or of the AEC environment, counted by valgrind's
+callgrind: a figure that does not move with the machine's load (this host's speed swings by a third between
+runs), for comparing two versions of the code.
 
     python benchmarks/instructions.py                  # the durak_env this Python imports
+    python benchmarks/instructions.py --env aec        # raw_env(), one decision at a time
     PYTHONPATH=DIR python benchmarks/instructions.py   # e.g. a wheel installed with pip install --target DIR
 
-It runs ``VectorGames`` (``--envs`` deals, random legal actions chosen as bench.py chooses them) under
-callgrind twice, for 0 and for ``--steps`` steps, and prints the difference per decision, so that start-up
-and imports cancel out.  Needs valgrind.
+It runs ``VectorGames`` (``--envs`` deals) or ``raw_env()`` (one deal after another) with random legal actions
+chosen as bench.py chooses them under callgrind twice, for 0 and for ``--steps`` steps, and prints the
+difference per decision, so that start-up and imports cancel out.  Needs valgrind.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import platform
 import re
 import shutil
 import site
 import subprocess
 import sys
 
-WORKLOAD = """
+VECTOR = """
 import sys
 import numpy as np
 from durak_env.environment import make_rules
@@ -33,11 +35,24 @@ for _ in range(int(sys.argv[3])):
     games.step((rng.random(games.mask.shape, dtype=np.float32) * games.mask).argmax(1))
 """
 
+AEC = """
+import sys
+import durak_env
+sys.path.insert(0, sys.argv[4])
+from bench import AecRunner  # the loop bench.py times
 
-def instructions(rules: str, envs: int, steps: int) -> int:
+AecRunner(lambda: durak_env.raw_env(rules=sys.argv[1]), lean=True).burst(int(sys.argv[3]))
+"""
+WORKLOADS = {"vector": VECTOR, "aec": AEC}
+
+
+def instructions(workload: str, rules: str, envs: int, steps: int) -> int:
     """Instructions callgrind counts for the whole run of ``steps`` steps."""
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", os.path.realpath(sys.executable),
-           "-c", WORKLOAD, rules, str(envs), str(steps)]
+           "-c", WORKLOADS[workload], rules, str(envs), str(steps), os.path.dirname(os.path.abspath(__file__))]
+    if shutil.which("setarch"):
+        # Addresses fixed from run to run: sets of objects hash by address, and their order moves the count.
+        cmd = ["setarch", platform.machine(), "--addr-no-randomize", *cmd]
     # valgrind runs the interpreter's real file, which does not know the virtual environment it was started
     # from: its packages go on the path (after PYTHONPATH, so that a build given there still comes first), and
     # the hash seed is fixed so that two runs build their sets and dicts alike.
@@ -51,7 +66,9 @@ def instructions(rules: str, envs: int, steps: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description="instructions per vector-environment decision, by callgrind")
+    p = argparse.ArgumentParser(description="instructions per environment decision, by callgrind")
+    p.add_argument("--env", choices=sorted(WORKLOADS), default="vector",
+                   help="the vector core (VectorGames, default) or the AEC environment (raw_env)")
     p.add_argument("--rules", default="podkidnoy", help="rules preset (default podkidnoy)")
     p.add_argument("--envs", type=int, default=256, help="deals stepped together (default 256)")
     p.add_argument("--steps", type=int, default=40, help="steps counted (default 40)")
@@ -63,11 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     import durak_env.engine.game as engine
 
     kind = "compiled" if engine.__file__.endswith(".so") else "Python source"
-    base = instructions(args.rules, args.envs, 0)
-    total = instructions(args.rules, args.envs, args.steps)
-    decisions = args.envs * args.steps
+    base = instructions(args.env, args.rules, args.envs, 0)
+    total = instructions(args.env, args.rules, args.envs, args.steps)
+    decisions = args.envs * args.steps if args.env == "vector" else args.steps
+    where = f"{args.envs} deals, {args.steps} steps" if args.env == "vector" else f"raw_env(), {args.steps} decisions"
     print(f"{(total - base) / decisions:,.0f} instructions per decision ({kind}: {engine.__file__}; {args.rules}, "
-          f"{args.envs} deals, {args.steps} steps)")
+          f"{where})")
     return 0
 
 

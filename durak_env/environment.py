@@ -20,6 +20,7 @@ times a random 2-player game) truncates such an episode with no reward.
 from __future__ import annotations
 
 import random
+import sys
 import warnings
 from typing import Any
 
@@ -32,7 +33,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from .engine.actions import layout_for
 from .engine.checks import is_integer
 from .engine.game import Game
-from .engine.loop import MOVE_LIMIT
+from .engine.loop import CUT, ENDED, MOVE_LIMIT, ending, settle
 from .engine.render import render
 from .engine.rules import Rules
 from .engine.view import SeatView
@@ -128,15 +129,19 @@ class DurakEnv(AECEnv):
 
     def _after_move(self) -> None:
         """Forced moves, the infos that report them, the end of the deal or the next agent."""
-        game = self.game
-        forced = game.play_forced() if self.auto_play_forced else ()
-        if forced or self._told:  # the infos change only when there is something (new) to report
-            self.moves += len(forced)
-            auto = [(self.possible_agents[seat], action) for seat, action in forced]
+        game, auto = self.game, []
+        limit = sys.maxsize if self.max_moves is None else self.max_moves
+        if self.auto_play_forced:
+            agents = self.possible_agents
+            self.moves, end = settle(game, self.moves, limit,
+                                     on_move=lambda seat, action, _: auto.append((agents[seat], action)))
+        else:
+            end = ending(game, self.moves, limit)
+        if auto or self._told:  # the infos change only when there is something (new) to report
             for a in self.agents:
                 self.infos[a] = {"auto_played": list(auto)}
-            self._told = bool(forced)
-        if game.result is not None:
+            self._told = bool(auto)
+        if end == ENDED:
             for a, r in zip(self.possible_agents, game.result.rewards()):
                 self.rewards[a] = r
                 self.terminations[a] = True
@@ -144,7 +149,7 @@ class DurakEnv(AECEnv):
             self.agent_selection = self.agents[0]
             return
         # Rewards stay 0 until the deal ends: nothing to clear here.
-        if self.max_moves is not None and self.moves >= self.max_moves:
+        if end == CUT:
             # Without a bout cap a deal can cycle (every defender always taking); cut it off, nobody scores.
             for a in self.truncations:
                 self.truncations[a] = True

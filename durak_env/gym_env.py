@@ -32,7 +32,7 @@ from gymnasium import spaces
 from .engine.actions import layout_for
 from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
-from .engine.loop import MOVE_LIMIT, play, seated
+from .engine.loop import CUT, ENDED, MOVE_LIMIT, PLAYING, seated, settle
 from .engine.refusal import Refusal
 from .engine.render import render
 from .environment import make_rules
@@ -69,6 +69,8 @@ class DurakGymEnv(gymnasium.Env):
         self.game: Game | None = None
         self.seat = 0
         self.moves = 0
+        self._ending = PLAYING
+        """How the deal stands (``durak_env.engine.loop.ending``) after the last step."""
         self._policies: list = [None] * n
         self._lost_by_illegal = False
         self._mask = np.zeros(size, dtype=np.int8)
@@ -99,16 +101,15 @@ class DurakGymEnv(gymnasium.Env):
             self._policies[(self.seat + k) % n] = bot.act
         for bot in self.opponents:
             bot.reset(int(rng.integers(2**63)))
-        self.moves = 0
         self._lost_by_illegal = False
-        self._play_others()
+        self._play_others(0)
         return self._observation(), self._info()
 
     def step(self, action):
         game = self.game
         if game is None:
             raise RuntimeError("call reset() before step()")
-        if game.is_over or self._truncated() or self._lost_by_illegal:
+        if self._ending != PLAYING or self._lost_by_illegal:
             raise RuntimeError("the episode is over; call reset()")
         try:
             action = int(action)
@@ -125,21 +126,21 @@ class DurakGymEnv(gymnasium.Env):
             info["refusal"] = (game.refusal(action) or (Refusal.NOT_LEGAL, ""))[0]
             return obs, -1.0, True, False, info
         game.step(action)
-        self.moves += 1
-        self._play_others()
+        self._play_others(self.moves + 1)
         if self.render_mode == "human":
             self.render()
-        reward = game.result.rewards()[self.seat] if game.is_over else 0.0
-        return self._observation(), float(reward), game.is_over, self._truncated(), self._info()
+        reward = game.result.rewards()[self.seat] if self._ending == ENDED else 0.0
+        return self._observation(), float(reward), self._ending == ENDED, self._truncated(), self._info()
 
-    def _play_others(self) -> None:
+    def _play_others(self, moves: int) -> None:
         """The bots' moves and every forced move (the learner's too), until the learner has a choice or the
-        deal ends."""
-        limit = sys.maxsize if self.max_moves is None else self.max_moves - self.moves
-        self.moves += play(self.game, seated(self._policies), until=lambda g: g.to_act == self.seat, limit=limit)
+        deal ends; ``moves`` is the deal's count before them."""
+        limit = sys.maxsize if self.max_moves is None else self.max_moves
+        self.moves, self._ending = settle(self.game, moves, limit, seated(self._policies),
+                                          until=lambda g: g.to_act == self.seat)
 
     def _truncated(self) -> bool:
-        return self.max_moves is not None and self.moves >= self.max_moves and not self.game.is_over
+        return self._ending == CUT
 
     # ----- what the learner sees ----------------------------------------------------------
 

@@ -34,6 +34,7 @@ that two positions differing only in hidden cards give identical vectors.
 from __future__ import annotations
 
 import struct
+import sys
 
 try:
     import numpy as np
@@ -66,15 +67,19 @@ def observation_slices(rules: Rules) -> dict[str, slice]:
 
 
 class ObservationEncoder:
-    """Writes a seat's observation into a float32 array, read from its ``SeatView`` (``encode``, for bots)
-    or straight from the game for that seat (``encode_game``, for the environments; the same numbers,
-    which tests/test_information.py checks, and built only from what the seat can see).
+    """Writes seats' observations into float32 arrays: one row read from a seat's ``SeatView`` (``encode``, for
+    bots) or straight from the game for that seat (``encode_game``, for the environments), or a batch of rows
+    (``encode_many``, ``encode_games``), all through one writer.
 
-    Everything but the counts is bits: the card planes, the trump-suit one-hot and the seat flags
-    (out, attacker, defender, to_act, passed, taking) are packed into one little-endian uint64 per
-    plane and unpacked with one numpy call; the counts (hand sizes, stock, discard, room, bouts)
-    follow them, and one precomputed permutation gathers the whole observation into place.
-    ``encode_games`` does the same for a batch of games in as many numpy calls.
+    An observation is first its facts, a row of ints (``_pack``): the planes (one bitmask of up to 64 bits per
+    card plane, the trump-suit one-hot and the seat flags: out, attacker, defender, to_act and passed at bits
+    k*n + relative seat, taking at bit 5n), then the counts unscaled (hand sizes by relative seat, stock,
+    discard, room, bouts).  The writer (``_write``) turns a batch of such rows into observations in the same
+    few numpy calls whatever the batch size: the planes unpacked into bits, the counts divided by their
+    scales, and one precomputed map (``_gather``) taking both into the layout above.  ``encode_floats``
+    follows the same facts and the same map in plain Python, for a page without numpy.  The facts come
+    from the view (``_from_view``) or from the game (``_from_game``), built only from what the seat can see;
+    tests/test_information.py checks the two agree.
     """
 
     def __init__(self, rules: Rules):
@@ -86,8 +91,7 @@ class ObservationEncoder:
         sl = self.slices
         deck_ids = list(layout_for(rules.deck_size).card_of)
         # Planes: hand, table_open, table_beaten, table_defence, next_to_beat, discard, trump_card, trump suit
-        # (4 bits), one per opponent (known), and the seat flags: out, attacker, defender, to_act, passed at
-        # bits k*n + relative seat, then taking at bit 5n.
+        # (4 bits), one per opponent (known), and the seat flags.
         sources = [p * 64 + c for p in range(7) for c in deck_ids] + [7 * 64 + k for k in range(4)]
         sources += [(8 + k) * 64 + c for k in range(n - 1) for c in deck_ids]
         targets = list(range(sl["known"].stop))
@@ -101,18 +105,26 @@ class ObservationEncoder:
         counts = list(range(sl["hand_sizes"].start, sl["hand_sizes"].stop))
         counts += [sl[name].start for name in ("stock_size", "discard_count", "room", "bouts")]
         assert sorted(targets + counts) == list(range(self.size)), "the planes and counts must tile the vector"
-        # The observation is gathered in one take from [unpacked plane bits ..., counts ...].
+        d = float(rules.deck_size)
+        self._scales = [d] * n + [d, d, float(rules.max_attacks), float(rules.max_bouts or "inf")]
+        """What each count is divided by: hand sizes, stock and discard by the deck, room by the cap of attacks,
+        bouts by the cap of bouts (0 without a cap)."""
+        self._bouts_cap = rules.max_bouts or sys.maxsize
+        """Bouts past the cap count as the cap (a fraction of at most 1)."""
+        self.width = self.planes + len(counts)
+        """Ints per row of facts."""
         self._bits = 64 * self.planes
-        self._sources = self._bits + len(counts)
         gather = [0] * self.size
-        for target, source in zip(targets + counts, sources + list(range(self._bits, self._sources))):
+        for target, source in zip(targets + counts, sources + list(range(self._bits, self._bits + len(counts)))):
             gather[target] = source
         self._gather = gather
-        """Observation slot -> its place in [unpacked plane bits ..., counts ...]: both writers follow it."""
+        """Observation slot -> its place in [unpacked plane bits ..., scaled counts ...]."""
         self._count_format = struct.Struct(f"<{len(counts)}f")
         if np is not None:
-            self._source = np.empty(self._sources, dtype=np.float32)
             self._perm = np.array(gather, dtype=np.intp)
+            self._divisors = np.array(self._scales)
+            self._source = np.empty((1, self._bits + len(counts)), dtype=np.float32)
+            """The unpacked rows before the gather, kept between calls and grown to the largest batch."""
         full = (1 << n) - 1
         self._rotate = [[((m >> seat) | (m << (n - seat))) & full for m in range(1 << n)] for seat in range(n)]
         """_rotate[seat][absolute seat mask] -> the mask in seats relative to ``seat``."""
@@ -122,24 +134,18 @@ class ObservationEncoder:
         self._seat_bit = [[{**{s: 1 << ((k + 1) * n + (s - seat) % n) for s in range(n)}, -1: 0} for k in range(3)]
                           for seat in range(n)]
         self._passed_at, self._taking_at = 4 * n, 5 * n
-        self._planes_struct = struct.Struct(f"<{self.planes}Q")
         self._open_discard = rules.open_discard
-        self._d = float(rules.deck_size)
-        self._inv_bouts = 1.0 / rules.max_bouts if rules.max_bouts else 0.0
-        self._max_attacks = float(rules.max_attacks)
-        self._low = layout_for(rules.deck_size).low
 
-    def _pack(self, seat: int, hand: int, table, discard: int, trump_card: int, trump: int, known, counts,
-              out_mask: int, attacker: int, defender: int, to_act: int, passed: int, taking: bool, stock: int,
-              discard_count: int, room: int, bouts: int) -> tuple[bytes, list[float]]:
-        """The planes (packed little-endian uint64s) and counts (floats) of one observation, from what
-        ``seat`` can see.
+    def _pack(self, into: list[int], seat: int, hand: int, attacks, defences, discard: int, trump_card: int,
+              trump: int, known, sizes, out_mask: int, attacker: int, defender: int, to_act: int, passed: int,
+              taking: bool, stock: int, discard_count: int, room: int, bouts: int) -> None:
+        """Append the facts of one observation, from what ``seat`` can see, to ``into``.
 
-        ``table`` is (attack, defence or -1) pairs; ``attacker``, ``defender``, ``to_act`` are -1 when the
-        deal is over; ``counts`` starts as the hand sizes / D in seats relative to ``seat``; the masks are
-        by absolute seat."""
+        ``attacks`` and ``defences`` are the table (a defence -1 while unbeaten); ``attacker``, ``defender``,
+        ``to_act`` are -1 when the deal is over; ``known`` and ``sizes`` (cards held) are by absolute seat,
+        as are the masks."""
         open_mask = beaten_mask = defence_mask = next_mask = 0
-        for a, dc in table:
+        for a, dc in zip(attacks, defences):
             if dc < 0:
                 if not open_mask:
                     next_mask = 1 << a  # the earliest unbeaten attack
@@ -148,149 +154,93 @@ class ObservationEncoder:
                 beaten_mask |= 1 << a
                 defence_mask |= 1 << dc
         order = self._order[seat]
-        flags = self._flags(seat, out_mask, attacker, defender, to_act, passed, taking)
-        planes = self._planes_struct.pack(hand, open_mask, beaten_mask, defence_mask, next_mask, discard,
-                                          1 << trump_card, 1 << trump, *[known[s] for s in order[1:]], flags)
-        d = self._d
-        counts += [stock / d, discard_count / d, room / self._max_attacks, min(1.0, bouts * self._inv_bouts)]
-        return planes, counts
-
-    def _flags(self, seat: int, out_mask: int, attacker: int, defender: int, to_act: int, passed: int,
-               taking: bool) -> int:
-        """The seat-flags plane, relative to ``seat``: out, attacker, defender, to_act and passed at bits
-        k*n + relative seat, taking at bit 5n (the seats absolute, -1 for none)."""
+        into += (hand, open_mask, beaten_mask, defence_mask, next_mask, discard, 1 << trump_card, 1 << trump)
+        for s in order[1:]:
+            into.append(known[s])
         rot, bit = self._rotate[seat], self._seat_bit[seat]
-        return (rot[out_mask] | bit[0][attacker] | bit[1][defender] | bit[2][to_act] | rot[passed] << self._passed_at
-                | int(taking) << self._taking_at)
+        into.append(rot[out_mask] | bit[0][attacker] | bit[1][defender] | bit[2][to_act]
+                    | rot[passed] << self._passed_at | int(taking) << self._taking_at)
+        for s in order:
+            into.append(sizes[s])
+        into += (stock, discard_count, room, bouts if bouts < self._bouts_cap else self._bouts_cap)
 
-    def _from_view(self, view: SeatView) -> tuple[bytes, list[float]]:
+    def _from_view(self, view: SeatView, into: list[int]) -> None:
         over = view.is_over
-        return self._pack(
-            view.seat, view.hand_mask, [(a, -1 if b is None else b) for a, b in view.table], view.discard_mask or 0,
-            view.trump_card, view.trump_suit, view.known_masks,
-            [view.hand_sizes[s] / self._d for s in self._order[view.seat]], sum(1 << s for s in view.out),
-            -1 if over else view.attacker, -1 if over else view.defender,
+        self._pack(
+            into, view.seat, view.hand_mask, [a for a, _ in view.table],
+            [-1 if b is None else b for _, b in view.table], view.discard_mask or 0, view.trump_card, view.trump_suit, view.known_masks, view.hand_sizes,
+            sum(1 << s for s in view.out), -1 if over else view.attacker, -1 if over else view.defender,
             -1 if over else view.to_act,  # type: ignore[arg-type]  # None only once the deal is over
             sum(1 << s for s in view.passed), view.taking, view.stock_size, view.discard_count, view.room,
             view.bouts)
 
-    def _from_game(self, game: Game, seat: int) -> tuple[bytes, list[float]]:
+    def _from_game(self, game: Game, seat: int, into: list[int]) -> None:
         """What ``game.view(seat)`` would hold, read without building the view: the seat's own hand, the
         discard only where the rules show it, the cards each seat was seen picking up."""
         over = game.result is not None
-        hands, d = game.hands, self._d
-        return self._pack(
-            seat, hands[seat], zip(game.attacks, game.defences), game.discard if self._open_discard else 0,
-            game.trump_card, game.trump, game.known, [hands[s].bit_count() / d for s in self._order[seat]],
-            game.out_mask,
+        self._pack(
+            into, seat, game.hands[seat], game.attacks, game.defences, game.discard if self._open_discard else 0,
+            game.trump_card, game.trump, game.known, [hand.bit_count() for hand in game.hands], game.out_mask,
             -1 if over else game.attacker, -1 if over else game.defender, -1 if over else game.to_act,
             game.passed, game.taking, len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
 
-    def _write_one(self, fields: tuple[bytes, list[float]], out: np.ndarray | None) -> np.ndarray:
-        planes, counts = fields
-        source = self._source  # reused: what leaves is the gathered copy
-        source[:self._bits] = np.unpackbits(np.frombuffer(planes, dtype=np.uint8), bitorder="little")
-        source[self._bits:] = counts
-        if out is None:
-            return source[self._perm]
-        np.take(source, self._perm, out=out)
-        return out
-
-    def _write_many(self, fields: list[tuple[bytes, list[float]]], out: np.ndarray) -> np.ndarray:
-        source = np.empty((len(fields), self._sources), dtype=np.float32)
-        planes = np.frombuffer(b"".join([p for p, _ in fields]), dtype=np.uint8).reshape(len(fields), -1)
-        source[:, :self._bits] = np.unpackbits(planes, axis=1, bitorder="little")
-        source[:, self._bits:] = [c for _, c in fields]
+    def _write(self, facts: list[int], out: np.ndarray) -> np.ndarray:
+        """Turn rows of facts (``_pack``, one after the other in ``facts``) into the rows of ``out``."""
+        rows, planes = len(out), self.planes
+        raw = np.fromiter(facts, np.int64, len(facts)).reshape(rows, self.width)
+        if len(self._source) < rows:
+            self._source = np.empty((rows, self._source.shape[1]), dtype=np.float32)
+        source = self._source[:rows]
+        packed = np.ascontiguousarray(raw[:, :planes]).view(np.uint8)  # little-endian, as the bits are numbered
+        source[:, :self._bits] = np.unpackbits(packed, axis=1, bitorder="little")
+        source[:, self._bits:] = raw[:, planes:] / self._divisors
         np.take(source, self._perm, axis=1, out=out)
         return out
 
     def encode_floats(self, view: SeatView) -> list[float]:
         """The observation of ``view`` as a list of Python floats, without numpy (a browser page): the same facts
-        (``_from_view``) gathered by the same map, each value the float32 ``encode`` writes."""
-        planes, counts = self._from_view(view)
-        bits = int.from_bytes(planes, "little")
+        (``_from_view``), scaled and gathered as ``_write`` does, each value the float32 ``encode`` writes."""
+        facts: list[int] = []
+        self._from_view(view, facts)
+        planes = facts[:self.planes]
+        bits = sum(plane << 64 * i for i, plane in enumerate(planes))
         source = [float(bits >> i & 1) for i in range(self._bits)]
+        counts = [count / scale for count, scale in zip(facts[self.planes:], self._scales)]
         source += self._count_format.unpack(self._count_format.pack(*counts))  # rounded as float32 rounds them
         return [source[i] for i in self._gather]
 
     def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
         """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""
-        return self._write_one(self._from_view(view), out)
+        facts: list[int] = []
+        self._from_view(view, facts)
+        return self._write(facts, self._row(out))[0]
 
     def encode_game(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Write ``seat``'s observation of ``game`` into ``out``: the same numbers as ``encode(game.view(seat))``."""
-        planes, counts = self._from_game(game, seat)
-        source = self._source  # reused: what leaves is the gathered copy
-        source[:self._bits] = np.unpackbits(np.frombuffer(planes, dtype=np.uint8), bitorder="little")
-        source[self._bits:] = counts
-        if out is None:
-            return source[self._perm]
-        np.take(source, self._perm, out=out)
-        return out
+        facts: list[int] = []
+        self._from_game(game, seat, facts)
+        return self._write(facts, self._row(out))[0]
+
+    def _row(self, out: np.ndarray | None) -> np.ndarray:
+        """``out`` (or a new array) as a batch of one row."""
+        return np.empty((1, self.size), dtype=np.float32) if out is None else out[None]
 
     def encode_many(self, views, out: np.ndarray | None = None) -> np.ndarray:
         """Write one observation per view into the rows of ``out`` (shape ``(len(views), size)``)."""
         if out is None:
             out = np.empty((len(views), self.size), dtype=np.float32)
-        return self._write_many([self._from_view(v) for v in views], out) if len(views) else out
+        facts: list[int] = []
+        for view in views:
+            self._from_view(view, facts)
+        return self._write(facts, out) if len(views) else out
 
     def encode_games(self, games, seats, out: np.ndarray) -> np.ndarray:
         """Row i of ``out`` becomes ``seats[i]``'s observation of ``games[i]``: the same numbers as
-        ``encode_game``, computed for the whole batch at once.
-
-        Per game, Python collects the planes and counts the seat can see (``_raw``, into one flat list of
-        ints); numpy does the rest for every row together: the planes unpacked in one call, their card bits
-        copied to the card slots as strided blocks (each suit's ranks are adjacent bits, and the slots run
-        suit by suit), the seat flags as one block, the counts scaled as whole columns."""
-        rows = len(games)
-        if not rows:
-            return out
+        ``encode_game``, written for the whole batch at once."""
         facts: list[int] = []
         for game, seat in zip(games, seats):
-            self._raw(game, seat, facts)
-        raw = np.fromiter(facts, np.int64, len(facts)).reshape(rows, -1)
-        n, d, planes, sl = self.n, self.rules.deck_size, self.planes, self.slices
-        packed = np.ascontiguousarray(raw[:, :planes]).view(np.uint8)
-        bits = np.unpackbits(packed, axis=1, bitorder="little").reshape(rows, planes, 64)
-        # A card's id is 13 * suit + rank, and the deck holds the ranks from ``low`` up of each suit.
-        low, per = self._low, d // 4
-        cards = bits[:, :, low:low + 52].reshape(rows, planes, 4, 13)[:, :, :, :per]
-        out[:, :sl["trump_suit"].start].reshape(rows, 7, 4, per)[...] = cards[:, :7]
-        out[:, sl["trump_suit"]] = bits[:, 7, :4]
-        out[:, sl["known"]].reshape(rows, n - 1, 4, per)[...] = cards[:, 8:7 + n]
-        out[:, sl["out"].start:sl["passed"].stop] = bits[:, 7 + n, :5 * n]
-        out[:, sl["taking"].start] = bits[:, 7 + n, 5 * n]
-        counts = raw[:, planes:]
-        out[:, sl["hand_sizes"]] = counts[:, :n] / self._d
-        out[:, sl["stock_size"].start:sl["discard_count"].stop] = counts[:, n:n + 2] / self._d
-        out[:, sl["room"].start] = counts[:, n + 2] / self._max_attacks
-        out[:, sl["bouts"].start] = np.minimum(1.0, counts[:, n + 3] * self._inv_bouts)
-        return out
-
-    def _raw(self, game: Game, seat: int, into: list[int]) -> None:
-        """Append ``seat``'s observation of ``game`` to ``into`` as ints: the planes as ``_pack`` lays them
-        out (the seats already relative to ``seat``), then the counts unscaled (hand sizes by relative seat,
-        stock, discard, room, bouts).  What ``_from_game`` reads."""
-        open_mask = beaten_mask = defence_mask = next_mask = 0
-        for a, dc in zip(game.attacks, game.defences):
-            if dc < 0:
-                if not open_mask:
-                    next_mask = 1 << a
-                open_mask |= 1 << a
-            else:
-                beaten_mask |= 1 << a
-                defence_mask |= 1 << dc
-        over = game.result is not None
-        hands, known, order = game.hands, game.known, self._order[seat]
-        into += (hands[seat], open_mask, beaten_mask, defence_mask, next_mask,
-                 game.discard if self._open_discard else 0, 1 << game.trump_card, 1 << game.trump)
-        for s in order[1:]:
-            into.append(known[s])
-        into.append(self._flags(seat, game.out_mask, -1 if over else game.attacker, -1 if over else game.defender,
-                                -1 if over else game.to_act, game.passed, game.taking))
-        for s in order:
-            into.append(hands[s].bit_count())
-        into += (len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
+            self._from_game(game, seat, facts)
+        return self._write(facts, out) if len(games) else out
 
     def mask(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
         """The int8 legal-action mask: all zero unless the view's seat is to act."""

@@ -37,7 +37,7 @@ from .engine.actions import decode_action, layout_for
 from .engine.cards import CARDS, cards_of
 from .engine.determinize import sample_world
 from .engine.game import Game
-from .engine.loop import MOVE_LIMIT
+from .engine.loop import MOVE_LIMIT, PLAYING, ending
 from .engine.rules import MAX_PLAYERS, PRESETS, Rules
 from .observation import ObservationEncoder
 
@@ -131,7 +131,7 @@ class DurakState(pyspiel.State):
         return self.game.to_act
 
     def _over(self) -> bool:
-        return self.game.is_over or len(self.moves) >= MOVE_LIMIT
+        return ending(self.game, len(self.moves), MOVE_LIMIT) != PLAYING
 
     def _legal_actions(self, player: int) -> list[int]:
         return sorted(self.game.legal_actions()) if player == self.game.to_act else []

@@ -30,13 +30,14 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from .cores import usable_cores
 from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
-from .engine.loop import MOVE_LIMIT, play, seated
+from .engine.loop import CUT, ENDED, MOVE_LIMIT, PLAYING, seated, settle
 from .engine.refusal import Refusal
 from .engine.rules import Rules
 from .engine.seeds import derive_seed
 from .environment import make_rules
 from .observation import ObservationEncoder
 from .vector_games import VectorGames, array_shapes
+from .workers import WorkerGone, Workers, ignore_interrupts
 
 
 class SelfPlayVectorEnv:
@@ -70,7 +71,7 @@ class SelfPlayVectorEnv:
         self.num_actions, self.obs_size = enc.num_actions, enc.size
         self.observation_space = spaces.Box(0.0, 1.0, (enc.size,), dtype=np.float32)
         self.action_space = spaces.Discrete(enc.num_actions)
-        self._procs, self._conns = [], []
+        self._helpers: Workers | None = None
         if self.workers == 1:
             self._local = VectorGames(self.rules, num_envs, max_moves)
             arrays = {name: getattr(self._local, name) for name in ("obs", "mask", "seats", "rewards", "ended",
@@ -95,14 +96,8 @@ class SelfPlayVectorEnv:
         self._local = VectorGames(self.rules, self._own, max_moves,
                                   arrays={name: view[:self._own] for name, view in views.items()})
         self._actions = views.pop("actions")
-        for lo, hi in zip(bounds[1:-1], bounds[2:]):
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_helper, args=(child, self.rules.to_dict(), self.num_envs, lo, hi, max_moves,
-                                                     raw), daemon=True)
-            proc.start()
-            child.close()
-            self._procs.append(proc)
-            self._conns.append(parent)
+        self._helpers = Workers(_helper, [(self.rules.to_dict(), self.num_envs, lo, hi, max_moves, raw)
+                                          for lo, hi in zip(bounds[1:-1], bounds[2:])])
         return views
 
     def _deals(self) -> VectorGames:
@@ -114,15 +109,19 @@ class SelfPlayVectorEnv:
     def _together(self, message: tuple, local) -> None:
         """Send every helper the message, run ``local()`` on this process's deals meanwhile, then wait for
         each helper to answer (blocking on its pipe: no spinning)."""
+        helpers = self._helpers
+        if helpers is None:
+            local()
+            return
         try:
-            for conn in self._conns:
-                conn.send(message)
+            for w in range(len(helpers)):
+                helpers.send(w, message)
             try:
                 local()
             finally:
-                replies = [conn.recv() for conn in self._conns]
-        except (EOFError, OSError):
-            codes = [proc.exitcode for proc in self._procs]
+                replies = [helpers.receive(w) for w in range(len(helpers))]
+        except WorkerGone:
+            codes = helpers.exitcodes()
             self.close()
             raise RuntimeError(f"a vector environment worker died (exit codes {codes}); the environment is "
                                "closed") from None
@@ -139,7 +138,7 @@ class SelfPlayVectorEnv:
     def step(self, actions):
         """Play one action per deal; returns ``(obs, mask, seats, rewards, ended, truncated)``."""
         local = self._deals()
-        if not self._conns:
+        if self._helpers is None:
             local.step(actions)
         else:
             acts = np.asarray(actions).reshape(-1)
@@ -161,22 +160,15 @@ class SelfPlayVectorEnv:
     def games(self) -> list[Game]:
         """The deals themselves (in-process only: ``workers=1``), e.g. to hand a bot ``games()[i].view(seat)``."""
         local = self._deals()
-        if self._conns:
+        if self._helpers is not None:
             raise RuntimeError("the deals live in the worker processes; use workers=1 to reach them")
         return local.games
 
     def close(self) -> None:
         """Stop the helper processes; a closed environment refuses ``reset`` and ``step`` with RuntimeError."""
-        for conn in self._conns:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for proc in self._procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
-        self._procs, self._conns, self._local = [], [], None
+        if self._helpers is not None:
+            self._helpers.close()
+        self._helpers, self._local = None, None
 
     def __enter__(self):
         return self
@@ -185,15 +177,13 @@ class SelfPlayVectorEnv:
         self.close()
 
     def __del__(self):
-        if getattr(self, "_procs", None):
+        if getattr(self, "_helpers", None) is not None:
             self.close()
 
 
 def _helper(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: int, raw: dict) -> None:
     """A helper process: deals lo..hi of the batch, written into the shared arrays; one message a step."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    ignore_interrupts()  # already, when started from the main thread
     rules = Rules.from_dict(rules_dict)
     shapes = array_shapes(rules, num_envs)
     views = {name: np.frombuffer(raw[name], dtype=dtype).reshape(shape)[lo:hi]
@@ -262,27 +252,31 @@ class DurakVectorEnv(VectorEnv):
         return self._obs(), {}
 
     def _start(self, i: int, seed: int | None) -> None:
-        """Seat the learner and the bots of deal i, then let the bots play up to the learner's turn."""
+        """Seat the learner and the bots of deal i, then let the bots play up to the learner's turn.  A deal
+        that ends before the learner has a choice (every move of its forced) teaches nothing: it is dealt
+        again and seated afresh."""
         n = self.rules.num_players
-        learner = int(self._seat_rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
-        self.learner[i] = learner
-        policies = [None] * n
-        for k, bot in enumerate(self.opponents[i], 1):
-            bot.reset(None if seed is None else derive_seed("vector-bot", seed, i, k))
-            policies[(learner + k) % n] = bot.act
-        self._policies[i] = policies
-        self._play_bots(i)
-        game = self.core.games[i]
-        if game.result is not None or self.core.moves[i] >= self.max_moves:
-            # The deal ended before the learner had a choice (every move of its forced): it teaches nothing.
-            self.core.games[i] = self.core._deal(i)
-            self._start(i, None)
+        core = self.core
+        while True:
+            learner = int(self._seat_rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
+            self.learner[i] = learner
+            policies = [None] * n
+            for k, bot in enumerate(self.opponents[i], 1):
+                bot.reset(None if seed is None else derive_seed("vector-bot", seed, i, k))
+                policies[(learner + k) % n] = bot.act
+            self._policies[i] = policies
+            if self._play_bots(i, core.moves[i]) == PLAYING:
+                return
+            core.games[i] = core.new_deal(i)
+            seed = None
 
-    def _play_bots(self, i: int) -> None:
-        core, game = self.core, self.core.games[i]
-        learner = self.learner[i]
-        core.moves[i] += play(game, seated(self._policies[i]), until=lambda g: g.to_act == learner,
-                              limit=max(0, self.max_moves - core.moves[i]))
+    def _play_bots(self, i: int, moves: int) -> int:
+        """The bots' moves (and the forced ones) in deal i up to the learner's turn, the deal's count of moves
+        ``moves`` before them; returns how the deal stands (``ending``)."""
+        core, learner = self.core, self.learner[i]
+        core.moves[i], end = settle(core.games[i], moves, self.max_moves, seated(self._policies[i]),
+                                    until=lambda g: g.to_act == learner)
+        return end
 
     def step(self, actions):
         core = self.core
@@ -293,16 +287,14 @@ class DurakVectorEnv(VectorEnv):
         final: dict[int, dict] = {}
         for i, (game, action) in enumerate(zip(core.games, acts)):
             game.play_unchecked(action)
-            core.moves[i] += 1
-            self._play_bots(i)
-            over, cut = game.result is not None, core.moves[i] >= self.max_moves
-            if over or cut:
+            end = self._play_bots(i, core.moves[i] + 1)
+            if end != PLAYING:
                 learner = self.learner[i]
                 final[i] = {"observation": core.encoder.encode_game(game, learner),
                             "action_mask": core.encoder.mask_game(game, learner)}
-                rewards[i] = game.result.rewards()[learner] if over else 0.0
-                terminated[i], truncated[i] = over, not over
-                core.games[i] = core._deal(i)
+                rewards[i] = game.result.rewards()[learner] if end == ENDED else 0.0
+                terminated[i], truncated[i] = end == ENDED, end == CUT
+                core.games[i] = core.new_deal(i)
                 self._start(i, None)
         core.write()
         infos: dict = {}

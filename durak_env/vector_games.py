@@ -16,7 +16,7 @@ import numpy as np
 
 from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
-from .engine.loop import MOVE_LIMIT
+from .engine.loop import MOVE_LIMIT, PLAYING, settle
 from .engine.refusal import Refusal
 from .engine.rules import Rules
 from .observation import ObservationEncoder
@@ -67,15 +67,17 @@ class VectorGames:
         """Deal every game afresh; with ``seed``, deal i is seeded as ``raw_env().reset(seed=seed + first + i)``."""
         if seed is not None:
             self._rngs = [random.Random(seed + self.first + i) for i in range(self.num_envs)]
-        self.games = [self._deal(i) for i in range(self.num_envs)]
+        self.games = [self.new_deal(i) for i in range(self.num_envs)]
         self.rewards.fill(0)
         self.ended.fill(False)
         self.truncated.fill(False)
         self.write()
 
-    def _deal(self, i: int) -> Game:
+    def new_deal(self, i: int) -> Game:
+        """A new deal for row i from the row's own random stream, its forced opening moves played and counted
+        in ``moves[i]``; the caller puts it in ``games[i]``."""
         game = Game(self.rules, seed=self._rngs[i].getrandbits(64))
-        self.moves[i] = len(game.play_forced())
+        self.moves[i], _ = settle(game, 0, self.max_moves)
         self.played += self.moves[i]
         return game
 
@@ -112,19 +114,18 @@ class VectorGames:
         for i in range(self.num_envs):
             game = games[i]
             game._play(acts[i])  # the compiled int path: acts are checked ints
-            count = 1 + len(game.play_forced())
-            moves[i] += count
-            played += count
-            result = game.result
-            if result is not None:
-                self.rewards[i] = result.rewards()
-                self.ended[i] = True
+            before = moves[i]
+            moves[i], end = settle(game, before + 1, limit)
+            played += moves[i] - before
+            if end != PLAYING:
+                result = game.result
+                if result is not None:  # ENDED, else CUT
+                    self.rewards[i] = result.rewards()
+                    self.ended[i] = True
+                else:
+                    self.truncated[i] = True
                 self.final_moves[i] = moves[i]
-                games[i] = self._deal(i)
-            elif moves[i] >= limit:
-                self.truncated[i] = True
-                self.final_moves[i] = moves[i]
-                games[i] = self._deal(i)
+                games[i] = self.new_deal(i)
         self.played += played
         if write:
             self.write()

@@ -487,6 +487,13 @@ def main(argv: list[str] | None = None) -> int:
         # nowhere, or Python's flush at exit would fail on the same pipe.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as err:
+        from baselines.progress import interrupted
+
+        if not interrupted(err):
+            raise
+        print(file=sys.stderr)  # Ctrl-C, come out as an error of the code it landed in
+        return 130
 
 
 def _stdout_gone() -> bool:

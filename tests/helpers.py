@@ -112,3 +112,15 @@ def opening_batch(encoder, count: int):
         encoder.encode_game(game, game.to_act, obs[i])
         mask[i, list(game.legal_actions())] = 1
     return obs, mask
+
+
+def report_sigint(conn, tag):
+    """A worker for tests/test_workers.py: answers each message with its tag and how it treats Ctrl-C, until
+    ``None``."""
+    import signal
+
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        conn.send((tag, message, signal.getsignal(signal.SIGINT) == signal.SIG_IGN))

@@ -140,3 +140,25 @@ def test_the_game_path_encodes_exactly_what_the_view_holds(preset, players, deck
             if game.is_over:
                 break
             game.step(rng.choice(game.legal_actions()))
+
+
+@pytest.mark.parametrize("preset, players, deck, digest", [
+    ("podkidnoy", 2, 36, "28d05c83073437ca"), ("perevodnoy", 3, 36, "c48cd898e75644d4"),
+    ("seed003", 4, 36, "e91460f3f9e8af37"), ("podkidnoy", 6, 52, "e00207795277dd16")])
+def test_the_observation_layout_is_the_one_bots_were_trained_on(preset, players, deck, digest):
+    """Layout version 1, value for value: every seat's observation along one seeded random deal, hashed.  The
+    digests were taken from the encoder before it became one writer for one row and for a batch; bots shipped
+    before read these numbers, so a change here needs a new OBSERVATION_VERSION (and the bots refused or kept)."""
+    import hashlib
+
+    from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
+
+    rules = Rules.preset(preset, num_players=players, deck_size=deck)
+    enc = ObservationEncoder(rules)
+    h = hashlib.sha256()
+    game, rng = Game(rules, seed=11), random.Random(11)
+    while not game.is_over:
+        for seat in range(players):
+            h.update(enc.encode_game(game, seat).tobytes())
+        game.step(rng.choice(game.legal_actions()))
+    assert OBSERVATION_VERSION == 1 and h.hexdigest()[:16] == digest

@@ -1,5 +1,6 @@
 """The one game loop (``engine.loop.play``): forced moves are played without asking, a chooser is asked
-only for real choices, ``until`` stops before a chosen seat's choice, one move limit cuts a deal off."""
+only for real choices, ``until`` stops before a chosen seat's choice, one move limit cuts a deal off; and the
+one end of an environment's step (``settle``, ``ending``)."""
 
 import random
 
@@ -7,7 +8,7 @@ import pytest
 
 from baselines import HeuristicBot
 from durak_env import Game, IllegalAction, Match, Rules
-from durak_env.engine.loop import MOVE_LIMIT, play, seated
+from durak_env.engine.loop import CUT, ENDED, MOVE_LIMIT, PLAYING, ending, play, seated, settle
 
 
 def test_the_chooser_is_asked_only_real_choices_and_hears_of_every_move():
@@ -67,3 +68,76 @@ def test_match_environment_and_evaluator_share_the_limit():
     assert "MOVE_LIMIT" in inspect.getsource(evaluate.play_deal)
     totals = Match(Rules(match_deals=2), seed=1).play([lambda v: v.legal_actions[-1]] * 2)
     assert sum(totals) in (1, 2)
+
+
+def test_settle_plays_the_forced_moves_and_says_how_the_deal_stands():
+    game = Game(Rules(), seed=3)
+    moves = 0
+    while len(game.legal_actions()) > 1 or game.is_over:  # find a move after which a forced one follows
+        game.step(game.legal_actions()[-1])
+        moves += 1
+        probe = game.clone()
+        if probe.play_forced():
+            break
+    expected = game.clone().play_forced()
+    heard = []
+    total, end = settle(game, moves, MOVE_LIMIT,
+                        on_move=lambda seat, action, forced: heard.append((seat, action, forced)))
+    assert heard == [(seat, action, True) for seat, action in expected] and total == moves + len(expected)
+    assert end == (ENDED if game.is_over else PLAYING) and (game.is_over or len(game.legal_actions()) > 1)
+    assert ending(game, total, total) == (ENDED if game.is_over else CUT)  # at the limit: cut off, unless over
+    assert ending(game, total, total + 1) == (ENDED if game.is_over else PLAYING)
+
+
+def test_settle_with_bots_stops_at_the_learners_choice_or_the_limit():
+    bot = HeuristicBot()
+    game = Game(Rules(), seed=2)
+    assert game.to_act == 1
+    moves, end = settle(game, 0, MOVE_LIMIT, seated([bot.act, bot.act]), until=lambda g: g.to_act == 0)
+    assert end == PLAYING and game.to_act == 0 and len(game.legal_actions()) > 1 and moves > 0
+    game = Game(Rules(), seed=2)
+    moves, end = settle(game, 97, 100, seated([bot.act, bot.act]), until=lambda g: False)
+    assert (moves, end) == (100, CUT) and not game.is_over
+    game = Game(Rules(), seed=2)
+    moves, end = settle(game, 0, MOVE_LIMIT, seated([bot.act, bot.act]), until=lambda g: False)
+    assert end == ENDED and game.is_over
+
+
+def test_every_environment_cuts_a_deal_off_at_the_same_move():
+    """One step path: the AEC, Gymnasium and vector environments play the same deal with the same moves and
+    all cut it off at ``max_moves`` (forced moves counted), through ``settle``."""
+    import numpy as np
+
+    import durak_env
+    from durak_env.gym_env import DurakGymEnv
+    from durak_env.vector_games import VectorGames
+
+    limit = 12
+    first = lambda legal: int(min(legal))  # noqa: E731
+    aec = durak_env.raw_env(max_moves=limit)
+    aec.reset(seed=5)
+    aec_cut = None
+    for step in range(limit + 1):
+        if any(aec.truncations.values()):
+            aec_cut = aec.moves
+            break
+        aec.step(first(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])))
+    vec = VectorGames(Rules(), 1, max_moves=limit)
+    vec.reset(5)
+    while not vec.truncated[0] and not vec.ended[0]:
+        vec.step([first(np.flatnonzero(vec.mask[0]))])
+
+    class First:
+        def act(self, view):
+            return min(view.legal_actions)
+
+        def reset(self, seed=None):
+            pass
+
+    gym = DurakGymEnv(opponents=First(), seat=0, max_moves=limit)
+    gym.reset(options={"state": Game(Rules(), seed=__import__("random").Random(5).getrandbits(64)).to_dict()})
+    truncated = False
+    while not truncated:
+        _, _, over, truncated, info = gym.step(first(np.flatnonzero(gym.action_masks())))
+        assert not over
+    assert aec_cut is not None and vec.truncated[0] and vec.final_moves[0] == aec_cut == info["moves"] == limit

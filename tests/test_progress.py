@@ -114,10 +114,55 @@ def test_a_run_that_reaches_its_step_total_says_so(tmp_path):
 
 def test_a_run_stopped_with_ctrl_c_says_so_and_how_to_resume(tmp_path):
     code, lines = train(tmp_path, budget=None, steps=50_000_000, interrupt_after=1.0)
-    assert code == 130
+    assert code == 130, lines[-8:]
     said = [line for line in lines if line.startswith("train: stopped by the user: ")]
     assert said and "of 50.00M steps" in said[-1] and f"durak train --resume {tmp_path / 'run'}" in said[-1]
     assert not any("Traceback" in line for line in lines)
+
+
+def test_ctrl_c_that_comes_out_as_another_error_still_stops_quietly(tmp_path, monkeypatch, capsys):
+    """Ctrl-C landing while onnxruntime's extension loads comes out as "ImportError: initialization failed", the
+    interrupt its cause: CI once saw the stopped run end with that traceback and status 1."""
+    import training.train
+    from frontends.cli import main
+
+    def ctrl_c_mid_import(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as err:
+            raise ImportError("initialization failed") from err
+
+    monkeypatch.setattr(training.train, "ppo_update", ctrl_c_mid_import)
+    cfg = yaml.safe_load((ROOT / "configs" / "tiny.yaml").read_text())
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    assert main(["train", "--config", str(tmp_path / "cfg.yaml"), "--run-dir", str(tmp_path / "run")]) == 130
+    lines = [line.strip() for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.strip()]
+    assert lines[-1].startswith("train: stopped by the user: ") and "durak train --resume" in lines[-1]
+    assert not any("Traceback" in line for line in lines)
+
+
+def test_only_ctrl_c_under_an_error_counts_as_ctrl_c():
+    from baselines.progress import interrupted
+
+    def chained(inner: BaseException, suppress: bool) -> BaseException:
+        try:
+            try:
+                raise inner
+            except BaseException:
+                if suppress:
+                    raise RuntimeError("writer failed") from None  # the cause hidden, the context kept
+                raise RuntimeError("writer failed")
+        except RuntimeError as err:
+            return err
+
+    assert interrupted(KeyboardInterrupt())
+    assert interrupted(chained(KeyboardInterrupt(), suppress=True))
+    assert interrupted(chained(KeyboardInterrupt(), suppress=False))
+    assert not interrupted(chained(OSError("disk full"), suppress=False))
+    looped = ValueError("a")
+    looped.__context__ = ValueError("b")
+    looped.__context__.__context__ = looped
+    assert not interrupted(looped)
 
 
 def test_eval_says_it_played_its_games():

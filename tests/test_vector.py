@@ -95,8 +95,8 @@ def test_a_dead_worker_is_reported_not_waited_for():
     venv = SelfPlayVectorEnv(num_envs=4, workers=2)
     try:
         obs, mask, _ = venv.reset(seed=1)
-        os.kill(venv._procs[0].pid, signal.SIGKILL)
-        venv._procs[0].join(5)
+        os.kill(venv._helpers.procs[0].pid, signal.SIGKILL)
+        venv._helpers.procs[0].join(5)
         with pytest.raises(RuntimeError, match="worker died"):
             venv.step(np.array([np.flatnonzero(m)[0] for m in mask]))
     finally:
@@ -135,11 +135,9 @@ def test_the_gymnasium_vector_env_matches_single_gym_envs_with_a_deterministic_b
     obs, _ = envs.reset(seed=7)
     for i in range(3):
         single = DurakGymEnv(opponents="heuristic", seat=0)
-        single.reset(seed=0)
-        single.game = durak_env.Game(Rules(), seed=__import__("random").Random(7 + i).getrandbits(64))
-        single.moves = 0
-        single._play_others()
-        np.testing.assert_array_equal(single._observation()["observation"], obs["observation"][i])
+        deal = durak_env.Game(Rules(), seed=__import__("random").Random(7 + i).getrandbits(64))
+        first, _ = single.reset(seed=0, options={"state": deal.to_dict()})
+        np.testing.assert_array_equal(first["observation"], obs["observation"][i])
 
 
 def test_gymnasium_make_vec_builds_the_batched_env_by_name():

@@ -30,6 +30,7 @@ import torch
 from baselines import make_bot
 from baselines.netsearch import NetSearchBot
 from baselines.policy_file import bot_metadata, load_bot
+from baselines.progress import interrupted
 from durak_env.engine.game import Game
 from durak_env.engine.loop import play, seated
 from durak_env.engine.seeds import derive_seed
@@ -220,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"expert: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        return 130
+    except Exception as err:
+        if not interrupted(err):  # Ctrl-C that came out as another error (baselines.progress.interrupted)
+            raise
         return 130
     return 0
 

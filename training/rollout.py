@@ -11,9 +11,7 @@ arrives at its last one.  Trajectories still running when a collection ends carr
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import random
-import signal
 import sys
 from dataclasses import dataclass
 
@@ -25,6 +23,7 @@ from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
 from durak_env.vector_games import VectorGames
+from durak_env.workers import WorkerGone, Workers, ignore_interrupts
 
 from .config import KIND_BOTS, TrainConfig
 from .policy import PolicyNet, sample_masked
@@ -213,7 +212,7 @@ def as_tensors(state: dict) -> dict:
 
 
 def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the trainer's to handle
+    ignore_interrupts()  # already, when started from the main thread
     cfg = TrainConfig.from_dict(cfg_dict)
     worker = RolloutWorker(cfg, cfg.make_rules(), seed)
     while True:
@@ -233,20 +232,20 @@ class WorkerDied(RuntimeError):
 
 
 class Rollouts:
-    """The rollout workers: in child processes (``cfg.workers()`` of them), or, for one worker without
-    ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per update.
+    """The rollout workers: in child processes (``cfg.workers()`` of them, a ``durak_env.workers.Workers``), or,
+    for one worker without ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per
+    update.
 
-    A worker that dies (killed, out of memory) is noticed within a second (``POLL``) while the trainer
+    A worker that dies (killed, out of memory) is noticed within a second (``Workers.POLL``) while the trainer
     waits for it; a new one takes its place and is sent the same request, so the run goes on.  After
     ``RESTARTS`` deaths the run stops with ``WorkerDied``, its last checkpoint kept for ``--resume``."""
 
-    POLL = 1.0
     RESTARTS = 3
 
     def __init__(self, cfg: TrainConfig, rules: Rules, seed: int):
         self.cfg = cfg
         self.local = None
-        self.procs, self.conns = [], []
+        self.workers: Workers | None = None
         self.sent_pool_version = -1
         self.overlap = cfg.overlap
         self.in_flight = False
@@ -258,18 +257,7 @@ class Rollouts:
         if workers == 1 and not cfg.overlap:
             self.local = RolloutWorker(cfg, rules, seed)  # no process: collect, then update, in turn
             return
-        self._ctx = mp.get_context("spawn")
-        for w in range(workers):
-            self.procs.append(None)
-            self.conns.append(None)
-            self._start(w, derive_seed("worker", seed, w))
-
-    def _start(self, w: int, seed: int) -> None:
-        parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main, args=(child, self.cfg.to_dict(), seed), daemon=True)
-        proc.start()
-        child.close()
-        self.procs[w], self.conns[w] = proc, parent
+        self.workers = Workers(_worker_main, [(cfg.to_dict(), derive_seed("worker", seed, w)) for w in range(workers)])
 
     def request(self, state: dict, pool_states: list[dict], pool_version: int) -> None:
         """Start collecting a batch with these weights (in the background when there are worker processes)."""
@@ -286,42 +274,32 @@ class Rollouts:
         # changes them in place while the workers still read them.
         weights = as_arrays(state)
         self._request = (weights, pool_version, steps)
-        for conn in self.conns:
-            try:
-                conn.send((weights, send_pool, pool_version, steps))
-            except OSError:  # BrokenPipeError: that worker died meanwhile; receive() restarts it with this request
-                pass
+        for w in range(len(self.workers)):
+            self.workers.send(w, (weights, send_pool, pool_version, steps))  # a dead one: receive() restarts it
         self.in_flight = True
 
     def receive(self) -> Batch:
         if self.local is not None:
             return self._local_batch
         self.in_flight = False
-        return Batch.concat([self._receive_from(w) for w in range(len(self.conns))])
+        return Batch.concat([self._receive_from(w) for w in range(len(self.workers))])
 
     def _receive_from(self, w: int) -> Batch:
-        """Worker w's batch, waiting on its pipe (no spinning) and replacing it if it dies meanwhile."""
+        """Worker w's batch, replacing the worker if it dies meanwhile."""
         while True:
             try:
-                if self.conns[w].poll(self.POLL):
-                    return self.conns[w].recv()
-            except (EOFError, OSError):
-                pass  # the pipe closed: the worker is gone
-            if self.procs[w].is_alive():
-                continue
-            self.restarts += 1
-            code = self.procs[w].exitcode
-            if self.restarts > self.RESTARTS:
-                raise WorkerDied(f"rollout workers died {self.restarts} times (the last with exit code {code}); "
-                                 "the run stopped at its last checkpoint: durak train --resume RUN_DIR goes on")
-            print(f"durak train: rollout worker {w} died (exit code {code}); a new one takes its place",
-                  file=sys.stderr, flush=True)
-            self._start(w, derive_seed("worker", self.seed, w, self.restarts))
-            weights, pool_version, steps = self._request
-            try:
-                self.conns[w].send((weights, self._pool, pool_version, steps))
-            except OSError:  # the new worker died at once: the loop notices it as it did the last
-                pass
+                return self.workers.receive(w)
+            except WorkerGone as gone:
+                self.restarts += 1
+                if self.restarts > self.RESTARTS:
+                    raise WorkerDied(f"rollout workers died {self.restarts} times (the last with exit code "
+                                     f"{gone.exitcode}); the run stopped at its last checkpoint: durak train "
+                                     "--resume RUN_DIR goes on") from None
+                print(f"durak train: rollout worker {w} died (exit code {gone.exitcode}); a new one takes its place",
+                      file=sys.stderr, flush=True)
+                self.workers.start(w, (self.cfg.to_dict(), derive_seed("worker", self.seed, w, self.restarts)))
+                weights, pool_version, steps = self._request
+                self.workers.send(w, (weights, self._pool, pool_version, steps))  # dead at once: noticed again
 
     def collect(self, state: dict, pool_states: list[dict], pool_version: int) -> Batch:
         self.request(state, pool_states, pool_version)
@@ -340,13 +318,5 @@ class Rollouts:
         return batch
 
     def close(self) -> None:
-        for conn in self.conns:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
-        self.procs, self.conns = [], []
+        if self.workers is not None:
+            self.workers.close()

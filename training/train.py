@@ -21,6 +21,7 @@ import numpy as np
 import torch
 import yaml
 
+from baselines.progress import interrupted
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
 from durak_env.observation import ObservationEncoder
@@ -124,9 +125,11 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     except WorkerDied:
         checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=False)  # the resume point
         raise
-    except KeyboardInterrupt:
+    except BaseException as err:
+        if not interrupted(err):
+            raise
         reason = "stopped"
-        raise
+        raise KeyboardInterrupt from None
     finally:
         rollouts.close()
         log.close(reason, f"; durak train --resume {run_dir} continues from its last checkpoint"

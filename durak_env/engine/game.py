@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import operator
 import random
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -415,11 +416,11 @@ class Game:
             raise IllegalAction(self._refusal_text(action, why), action, legal, code)
         self._play(index)
 
-    def play_forced(self) -> list[tuple[int, int]]:
-        """Play every move that is the only legal one, until a seat has a choice or the deal ends;
-        returns the ``(seat, action)`` pairs played."""
-        played = []
-        while self.result is None:
+    def play_forced(self, limit: int = sys.maxsize) -> list[tuple[int, int]]:
+        """Play every move that is the only legal one, until a seat has a choice, the deal ends or ``limit``
+        moves are played; returns the ``(seat, action)`` pairs played."""
+        played: list[tuple[int, int]] = []
+        while self.result is None and len(played) < limit:
             legal = self._legal if self._legal is not None else self.legal_actions()
             if len(legal) != 1:
                 break

@@ -5,11 +5,16 @@ rollouts, the teacher games of the warm start, ``durak demo``, terminal and brow
 play, ``Match`` and the Gymnasium environment's opponents.  A seat with exactly one
 legal move (a take with nothing that beats, a "done" with nothing to add) is not
 asked: the move is played for it, as the environments do (``Game.play_forced``).
+
+Every environment ends its step through ``settle``: after the move it was given, the
+forced moves (and, where bots hold the other seats, their moves until the learner's
+turn), then whether the deal ended, was cut off at the move limit, or goes on
+(``ending``).  What an environment does with that (rewards, a new deal) is its own.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Final, Sequence
 
 from .game import Game
 from .view import SeatView
@@ -18,6 +23,13 @@ MOVE_LIMIT = 10_000
 """Moves after which a deal is cut off.  A random 2-player deal takes about 110 moves and a deal under
 a bout cap ends long before this; only a deal without a cap can cycle (three seats that always take,
 docs/rules.md), and the environments truncate such an episode here."""
+
+PLAYING: Final = 0
+"""``ending``: the deal goes on."""
+ENDED: Final = 1
+"""``ending``: the deal has its result."""
+CUT: Final = 2
+"""``ending``: the deal reached the move limit without a result; nobody scores."""
 
 Chooser = Callable[[Game], int]
 """Picks the move of the seat to act.  Bots are never handed the game: ``seated`` wraps them."""
@@ -28,7 +40,10 @@ def seated(policies: Sequence[Callable[[SeatView], int] | None]) -> Chooser:
 
     def choose(game: Game) -> int:
         seat = game.to_act
-        return policies[seat](game.view(seat))
+        policy = policies[seat]
+        if policy is None:
+            raise ValueError(f"seat {seat} is to act and has no policy")
+        return policy(game.view(seat))
 
     return choose
 
@@ -65,4 +80,30 @@ def play(game: Game, choose: Chooser, *, until: Callable[[Game], bool] | None = 
     return moves
 
 
-__all__ = ["MOVE_LIMIT", "Chooser", "play", "seated"]
+def ending(game: Game, moves: int, limit: int) -> int:
+    """How the deal stands after ``moves`` moves under a limit of ``limit``: ENDED, CUT or PLAYING."""
+    if game.result is not None:
+        return ENDED
+    return CUT if moves >= limit else PLAYING
+
+
+def settle(game: Game, moves: int, limit: int, choose: Chooser | None = None,
+           until: Callable[[Game], bool] | None = None,
+           on_move: Callable[[int, int, bool], None] | None = None) -> tuple[int, int]:
+    """The end of an environment's step, after a move that made the deal's count ``moves``: play the forced
+    moves, and with ``choose`` every other move too until ``until`` holds at a real choice (bots in the
+    other seats, the learner's turn), never past ``limit`` moves in all; ``on_move`` hears of each move.
+    Returns the deal's moves so far and its ``ending``: every environment cuts a deal off at exactly
+    ``limit`` moves, forced ones counted."""
+    if choose is None:
+        forced = game.play_forced(max(0, limit - moves))
+        if on_move is not None:
+            for seat, action in forced:
+                on_move(seat, action, True)
+        moves += len(forced)
+    else:
+        moves += play(game, choose, until=until, on_move=on_move, limit=max(0, limit - moves))
+    return moves, ending(game, moves, limit)
+
+
+__all__ = ["CUT", "ENDED", "MOVE_LIMIT", "PLAYING", "Chooser", "ending", "play", "seated", "settle"]

@@ -1,0 +1,45 @@
+"""The one pool of worker processes (durak_env/workers.py) that the vector environment's helpers and the
+trainer's rollout workers run in: each worker ignores Ctrl-C from its first instruction (CI once saw a run
+stopped with Ctrl-C end in a traceback, the signal having landed while an extension module loaded), a dead
+worker is reported rather than waited for, and a worker can be started again in its place."""
+
+import os
+import signal
+import time
+
+import pytest
+
+from durak_env.workers import WorkerGone, Workers
+from helpers import report_sigint
+
+
+def test_workers_ignore_ctrl_c_from_birth_and_the_parent_keeps_its_handler():
+    handler = signal.getsignal(signal.SIGINT)
+    pool = Workers(report_sigint, [("a",), ("b",)])
+    try:
+        assert signal.getsignal(signal.SIGINT) is handler
+        for w in range(len(pool)):
+            os.kill(pool.procs[w].pid, signal.SIGINT)  # while it may still be importing: it must live on
+        time.sleep(0.5)
+        for w, tag in enumerate("ab"):
+            assert pool.send(w, "hello")
+            assert pool.receive(w) == (tag, "hello", True)
+    finally:
+        pool.close()
+    assert pool.procs == [] and pool.conns == []
+
+
+def test_a_dead_worker_is_reported_and_can_be_started_again():
+    pool = Workers(report_sigint, [("a",)])
+    pool.POLL = 0.1
+    try:
+        pool.procs[0].kill()
+        pool.procs[0].join(5)
+        pool.send(0, "anyone?")
+        with pytest.raises(WorkerGone, match="worker 0 died") as gone:
+            pool.receive(0)
+        assert gone.value.exitcode == -signal.SIGKILL and pool.exitcodes() == [-signal.SIGKILL]
+        pool.start(0, ("again",))
+        assert pool.send(0, 1) and pool.receive(0) == ("again", 1, True)
+    finally:
+        pool.close()
