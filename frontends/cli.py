@@ -55,8 +55,32 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         raise UsageError(str(err)) from None
 
 
-def add_rules_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rules", default="podkidnoy", help="a rules preset (see `durak rules`)")
+DEFAULT_PRESET = "podkidnoy"
+"""The preset a command plays when none is named (``Rules()``'s rules)."""
+
+
+def rules_for_bots(args: argparse.Namespace, bots: list[str]) -> Rules:
+    """The rules given on the command line; without ``--rules``, ``--players`` and ``--set``, the rules the first
+    bot file among ``bots`` was trained for (``durak eval seed003.onnx heuristic`` plays seed 003 at its table),
+    else the default preset."""
+    if args.rules is None:
+        if args.players is None and not args.set:
+            for spec in bots:
+                if Path(spec).is_file():
+                    from baselines.policy_file import load_bot
+
+                    try:
+                        return load_bot(spec).rules
+                    except ValueError as err:
+                        raise UsageError(str(err)) from None
+        args.rules = DEFAULT_PRESET
+    return rules_from_args(args)
+
+
+def add_rules_args(p: argparse.ArgumentParser, default: str | None = DEFAULT_PRESET) -> None:
+    p.add_argument("--rules", default=default,
+                   help=f"a rules preset (see `durak rules`; default {DEFAULT_PRESET}"
+                        + (", or the rules of the first bot file named)" if default is None else ")"))
     p.add_argument("--players", type=int, help=f"seats at the table ({MIN_PLAYERS}-{MAX_PLAYERS})")
     p.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a rules field, e.g. transfer=true")
 
@@ -125,7 +149,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """A tournament between bots (see baselines/evaluate.py)."""
     from baselines.evaluate import WorkerDied, evaluate, prepare_outputs, write_outputs
 
-    rules = rules_from_args(args)
+    rules = rules_for_bots(args, args.bots)
     if args.games < 1:
         raise UsageError("--games must be at least 1")
     if args.workers is not None and args.workers < 1:
@@ -360,7 +384,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 
 def _eval_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("bots", nargs="+", help=f"bots: {_bot_list()}")
-    add_rules_args(p)
+    add_rules_args(p, default=None)
     p.add_argument("--games", type=int, default=1000, help="games to play (rounded up to whole duplicate decks)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-duplicate", action="store_true", help="one game per deck, seats rotating between decks")

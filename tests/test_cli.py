@@ -211,6 +211,16 @@ def test_missing_output_folders_are_made_by_eval_and_export_alike(tmp_path, caps
     assert "missing folders are made" in (prepare_outputs.__doc__ + write_bot.__doc__)
 
 
+def test_eval_plays_a_bot_file_at_the_table_it_was_trained_for(capsys):
+    """Without --rules, --players or --set, eval takes the rules from the first bot file named (it used to play
+    podkidnoy and refuse the file as trained for other rules); rules that are given still decide."""
+    seed001 = str(SHIPPED_BOTS["seed001-transfer"][0])
+    assert main(["eval", "heuristic", seed001, "--games", "3", "--quiet", "--workers", "1"]) == 0
+    assert capsys.readouterr().out.startswith("3 games (1 decks, duplicate), 3 players, 36 cards")
+    assert main(["eval", seed001, "heuristic", "--games", "3", "--quiet", "--players", "3"]) == 2
+    assert "trained for other rules" in capsys.readouterr().err
+
+
 def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys):
     """Asked for a trained bot where none is shipped, play says which rules it is for and which have one."""
     from baselines import SHIPPED_BOTS
