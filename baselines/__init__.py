@@ -32,12 +32,14 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
     "perevodnoy": (BOTS_DIR / "perevodnoy.onnx", Rules.preset("perevodnoy")),
     "perevodnoy-0.2": (BOTS_DIR / "perevodnoy-0.2.onnx", Rules.preset("perevodnoy")),
     "seed001-transfer": (BOTS_DIR / "seed001-transfer.onnx", Rules.preset("seed001-transfer", num_players=3)),
+    "seed001-transfer-0.2": (BOTS_DIR / "seed001-transfer-0.2.onnx", Rules.preset("seed001-transfer", num_players=3)),
     "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
 }
 """Pretrained policies shipped with the package, by family: the file and the rules it was trained for
 (each file carries its rules too; a test checks they agree).  ``make_bot("trained")`` picks the first made
 for the rules in play; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
-that a comparison with it can always be rerun (``trained:perevodnoy-0.2`` too)."""
+that a comparison with it can always be rerun (``trained:perevodnoy-0.2`` and ``trained:seed001-transfer-0.2``
+too)."""
 
 
 def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
