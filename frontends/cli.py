@@ -37,6 +37,10 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+DEFAULT_PRESET = "podkidnoy"
+"""The preset a command plays when none is named (``Rules()``'s rules)."""
+
+
 def rules_from_args(args: argparse.Namespace) -> Rules:
     overrides = {}
     if getattr(args, "players", None) is not None:
@@ -50,30 +54,23 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         except json.JSONDecodeError:
             overrides[key] = value
     try:
-        return Rules.preset(args.rules, **overrides)
+        return Rules.preset(args.rules or DEFAULT_PRESET, **overrides)
     except (ValueError, TypeError) as err:
         raise UsageError(str(err)) from None
-
-
-DEFAULT_PRESET = "podkidnoy"
-"""The preset a command plays when none is named (``Rules()``'s rules)."""
 
 
 def rules_for_bots(args: argparse.Namespace, bots: list[str]) -> Rules:
     """The rules given on the command line; without ``--rules``, ``--players`` and ``--set``, the rules the first
     bot file among ``bots`` was trained for (``durak eval seed003.onnx heuristic`` plays seed 003 at its table),
     else the default preset."""
-    if args.rules is None:
-        if args.players is None and not args.set:
-            for spec in bots:
-                if Path(spec).is_file():
-                    from baselines.policy_file import load_bot
+    files = [spec for spec in bots if Path(spec).is_file()]
+    if args.rules is None and args.players is None and not args.set and files:
+        from baselines.policy_file import load_bot
 
-                    try:
-                        return load_bot(spec).rules
-                    except ValueError as err:
-                        raise UsageError(str(err)) from None
-        args.rules = DEFAULT_PRESET
+        try:
+            return load_bot(files[0]).rules
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     return rules_from_args(args)
 
 
@@ -495,9 +492,6 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(f"durak: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(file=sys.stderr)
-        return 130
     except ModuleNotFoundError as err:
         extra = EXTRAS.get((err.name or "").split(".")[0])
         if extra is None:
@@ -511,12 +505,12 @@ def main(argv: list[str] | None = None) -> int:
         # nowhere, or Python's flush at exit would fail on the same pipe.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except Exception as err:
+    except BaseException as err:  # Ctrl-C, as itself or come out as an error of the code it landed in
         from baselines.progress import interrupted
 
         if not interrupted(err):
             raise
-        print(file=sys.stderr)  # Ctrl-C, come out as an error of the code it landed in
+        print(file=sys.stderr)
         return 130
 
 

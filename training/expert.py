@@ -220,10 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"expert: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
-    except Exception as err:
-        if not interrupted(err):  # Ctrl-C that came out as another error (baselines.progress.interrupted)
+    except BaseException as err:  # Ctrl-C, as itself or come out as another error (baselines.progress.interrupted)
+        if not interrupted(err):
             raise
         return 130
     return 0
