@@ -26,7 +26,7 @@ BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}"
              "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]", "trained",
              "trained:<family>")
 BOTS_DIR = Path(__file__).with_name("bots")
-SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
+SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
     "podkidnoy-0.2": (BOTS_DIR / "podkidnoy-0.2.onnx", Rules.preset("podkidnoy")),
     "perevodnoy": (BOTS_DIR / "perevodnoy.onnx", Rules.preset("perevodnoy")),
@@ -35,15 +35,17 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules]] = {
     "seed001-transfer-0.2": (BOTS_DIR / "seed001-transfer-0.2.onnx", Rules.preset("seed001-transfer", num_players=3)),
     "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
 }
-"""Pretrained policies shipped with the package, by family: the file and the rules it was trained for
-(each file carries its rules too; a test checks they agree).  ``make_bot("trained")`` picks the first made
-for the rules in play; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
+"""Pretrained policies shipped with the package, by family: the file and the rules it was trained for, None
+for a universal file, which plays any rules (each file carries its rules too; a test checks they agree).
+``make_bot("trained")`` picks the first made for the rules in play, and a universal file for rules that have
+none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
 that a comparison with it can always be rerun (``trained:perevodnoy-0.2`` and ``trained:seed001-transfer-0.2``
 too)."""
 
 
 def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
-    """The shipped bot file for ``family``, or the one trained for ``rules`` (podkidnoy when both are None)."""
+    """The shipped bot file for ``family``, or the one trained for ``rules`` (podkidnoy when both are None): the
+    specialist made for them, else the universal bot, which plays any rules."""
     if family is not None:
         if family not in SHIPPED_BOTS:
             raise ValueError(f"no shipped bot {family!r}; shipped: {', '.join(SHIPPED_BOTS)}")
@@ -52,7 +54,10 @@ def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
     for path, made_for in SHIPPED_BOTS.values():
         if made_for == rules:
             return _present(path)
-    have = "; ".join(f"{name} ({r.describe()})" for name, (_, r) in SHIPPED_BOTS.items())
+    for path, made_for in SHIPPED_BOTS.values():
+        if made_for is None:
+            return _present(path)
+    have = "; ".join(f"{name} ({r.describe() if r else 'any rules'})" for name, (_, r) in SHIPPED_BOTS.items())
     raise ValueError(f"no shipped bot was trained for these rules ({rules.describe()}); shipped bots: {have}")
 
 
@@ -93,7 +98,7 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
         if arg == "policy":
             from .policy_file import load_bot
 
-            return PolicySearchBot(load_bot(shipped_bot(rules)), seed=seed)
+            return PolicySearchBot(load_bot(shipped_bot(rules), rules=rules or Rules()), seed=seed)
         if arg == "mcts" or arg.startswith("mcts:"):
             from .mcts import mcts_from_name
 
@@ -102,12 +107,14 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
             from .netsearch import net_search_from_name
             from .policy_file import load_bot
 
-            return net_search_from_name(arg[len("net:"):], load_bot(shipped_bot(rules)), seed=seed)
+            return net_search_from_name(arg[len("net:"):], load_bot(shipped_bot(rules), rules=rules or Rules()),
+                                        seed=seed)
         return SearchBot(seed, level=arg)
     if name == "trained":
         from .policy_file import load_bot
 
-        return load_bot(shipped_bot(rules, arg or None), seed=seed)
+        path = shipped_bot(rules, arg or None)
+        return load_bot(path, seed=seed, rules=rules if rules is not None and not arg else None)
     if Path(spec).suffix in (".onnx", ".pt", ".durak", ".json") or Path(spec).exists():
         from .policy_file import load_bot
 

@@ -349,10 +349,15 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
     The futures are left for the pool to fail: cancelling them here as well races the pool's own thread,
     which on Python 3.11 then prints an InvalidStateError traceback (``Executor.map`` cancels on exit, so
-    the decks are submitted by hand)."""
+    the decks are submitted by hand).  That thread is then given a moment to end: on Python 3.11, one still
+    closing its wake-up pipe when the interpreter exits races the exit's own wake-up call, which prints an
+    "Exception ignored ... Bad file descriptor" traceback (seen once in the suite, under load)."""
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown forgets it
     for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public call before Python 3.14
         proc.terminate()
     pool.shutdown(wait=False)
+    if manager is not None:
+        manager.join(timeout=2)
 
 
 class Tally:

@@ -32,10 +32,10 @@ try:
 except ImportError:  # a browser page (Pyodide): weights files only (WeightsBot)
     np = None  # type: ignore[assignment]
 
-from durak_env.engine.actions import LAYOUT_VERSION
+from durak_env.engine.actions import LAYOUT_VERSION, translation
 from durak_env.engine.rules import Rules
 from durak_env.engine.view import SeatView
-from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder
+from durak_env.observation import OBSERVATION_VERSION, ObservationEncoder, network_shape
 
 WEIGHTS_SUFFIX = ".weights.json"
 """How a weights file's name ends."""
@@ -46,44 +46,76 @@ METADATA_KEY = "durak_env"
 ``durak_env.json``."""
 
 
-def bot_metadata(rules: Rules, hidden_sizes: list[int], *, trainer: str, update: int | None = None,
+def bot_metadata(rules: Rules | None, hidden_sizes: list[int], *, trainer: str, update: int | None = None,
                  global_step: int | None = None, **extra) -> dict:
-    """The metadata every bot file carries: the rules it was trained for (and those rules in words), the
-    layout versions a loader checks, the network's widths and where it came from (``trainer``, the update
-    and decisions trained on, and any ``extra`` facts such as the config or the opponents met)."""
-    return {"rules": rules.to_dict(), "trained_for": rules.describe(), "observation_version": OBSERVATION_VERSION,
-            "layout_version": LAYOUT_VERSION, "hidden_sizes": list(hidden_sizes), "trainer": trainer,
-            "update": update, "global_step": global_step, **extra}
+    """The metadata every bot file carries: the rules it was trained for (and those rules in words), or, for a
+    network of the universal layout that plays any rules (``rules`` None), ``"universal": true`` and null
+    rules; the layout versions a loader checks, the network's widths and where it came from (``trainer``,
+    the update and decisions trained on, and any ``extra`` facts such as the config or the opponents met)."""
+    made_for = {"rules": None, "trained_for": "any rules", "universal": True} if rules is None else \
+        {"rules": rules.to_dict(), "trained_for": rules.describe()}
+    return {**made_for, "observation_version": OBSERVATION_VERSION, "layout_version": LAYOUT_VERSION,
+            "hidden_sizes": list(hidden_sizes), "trainer": trainer, "update": update, "global_step": global_step,
+            **extra}
 
 
 class PolicyBot:
-    """A trained policy behind the common bot interface; plays its most probable legal action."""
+    """A trained policy behind the common bot interface; plays its most probable legal action.
 
-    def __init__(self, probabilities, rules: Rules, name: str, sample: bool = False, seed: int | None = None,
+    A universal bot file (``"universal": true``: one network for any rules, issue 29) loads unbound
+    (``rules`` None; ``choose_many`` and ``predict`` then take the universal layout's arrays, as training
+    writes them).  ``bind(rules)`` gives it at one table, where it is a bot like any other: its encoder
+    writes the universal observation of that table, and its masks and moves are the rules' own, translated
+    into the network's 52-card layout and back inside the calls.  ``act``, ``probabilities`` and ``value``
+    bind to the view's rules by themselves."""
+
+    def __init__(self, probabilities, rules: Rules | None, name: str, sample: bool = False, seed: int | None = None,
                  metadata: dict | None = None, values=None, both=None):
         self._probabilities = probabilities  # (obs [B, size] float32, mask [B, N] int8) -> probs [B, N]
         self._values = values  # the same inputs -> the value head's estimate [B], where the file has one
         self._both = both  # the same inputs -> (probs, values) in one call of the network, where it can
         self.rules = rules
+        """The rules it plays: those it was trained for, or those a universal bot is bound to (None: unbound)."""
         self.metadata = metadata or {}
         """What the file says of itself (``bot_metadata``)."""
+        self.universal = bool(self.metadata.get("universal"))
+        """Whether its network plays any rules (the universal layout)."""
         self.name = name
         self.sample = sample
         self.rng = np.random.default_rng(seed)
-        self.encoder = ObservationEncoder(rules)
-        self._obs = np.zeros((1, self.encoder.size), dtype=np.float32)
-        self._mask = np.zeros((1, self.encoder.num_actions), dtype=np.int8)
+        self._root = self
+        """The bot as loaded, which keeps the network, the random stream and the tables bound so far."""
+        self._bound: dict[Rules, PolicyBot] = {}
+        self.encoder = None if rules is None else ObservationEncoder(rules, self.universal)
+        if self.encoder is not None:
+            self._obs = np.zeros((1, self.encoder.size), dtype=np.float32)
+            self._mask = np.zeros((1, self.encoder.num_actions), dtype=np.int8)
+
+    def bind(self, rules: Rules) -> "PolicyBot":
+        """This bot at a table of ``rules``: itself where it plays them; for a universal network, the network
+        with its moves translated to ``rules``' layout (made once per rules); otherwise a ValueError."""
+        if rules == self.rules:
+            return self
+        root = self._root
+        if not self.universal:
+            raise ValueError(f"{self.name} was trained for other rules ({self.rules.describe()}); "
+                             f"this game is {rules.describe()}")
+        bot = root._bound.get(rules)
+        if bot is None:
+            network = _translated((root._probabilities, root._values, root._both), rules)
+            bot = root._bound[rules] = PolicyBot(*network[:1], rules, root.name, root.sample, None, root.metadata,
+                                                 *network[1:])
+            bot._root = root
+        return bot
 
     def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self._root.rng = np.random.default_rng(seed)
 
     def probabilities(self, view: SeatView) -> np.ndarray:
-        if view.rules != self.rules:
-            raise ValueError(f"{self.name} was trained for other rules ({self.rules.describe()}); "
-                             f"this game is {view.rules.describe()}")
-        self.encoder.encode(view, self._obs[0])
-        self.encoder.mask(view, self._mask[0])
-        return np.asarray(self._probabilities(self._obs, self._mask))[0]
+        bot = self.bind(view.rules)
+        bot.encoder.encode(view, bot._obs[0])
+        bot.encoder.mask(view, bot._mask[0])
+        return np.asarray(bot._probabilities(bot._obs, bot._mask))[0]
 
     def choose_many(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The bot's moves for a batch of encoded observations and masks (as ``act`` picks them: the most
@@ -92,7 +124,7 @@ class PolicyBot:
         if not self.sample:
             return probs.argmax(axis=1)
         probs /= probs.sum(axis=1, keepdims=True)
-        return np.array([self.rng.choice(len(p), p=p) for p in probs])
+        return np.array([self._root.rng.choice(len(p), p=p) for p in probs])
 
     def predict(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The probabilities [B, N] and the value head's estimates [B] (None without one) for a batch of encoded
@@ -113,9 +145,10 @@ class PolicyBot:
         the view alone; None for a bot file without a value head."""
         if self._values is None:
             return None
-        self.encoder.encode(view, self._obs[0])
-        self.encoder.mask(view, self._mask[0])
-        return float(np.asarray(self._values(self._obs, self._mask)).reshape(-1)[0])
+        bot = self.bind(view.rules)
+        bot.encoder.encode(view, bot._obs[0])
+        bot.encoder.mask(view, bot._mask[0])
+        return float(np.asarray(bot._values(bot._obs, bot._mask)).reshape(-1)[0])
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions
@@ -125,17 +158,46 @@ class PolicyBot:
         legal_probs = probs[list(legal)]
         if self.sample:
             p = legal_probs / legal_probs.sum()
-            return int(legal[self.rng.choice(len(legal), p=p)])
+            return int(legal[self._root.rng.choice(len(legal), p=p)])
         return int(legal[int(np.argmax(legal_probs))])
 
 
-def _check_meta(meta: dict, path: str) -> Rules:
+def _translated(network: tuple, rules: Rules) -> tuple:
+    """A universal network's calls (probabilities, values, both; masks and probabilities in the 52-card layout)
+    as calls whose masks and probabilities are in ``rules``' own layout."""
+    probabilities, values, both = network
+    into = np.array(translation(rules.deck_size))
+    width = network_shape(None)[1]
+
+    def widen(mask):
+        wide = np.zeros((len(mask), width), dtype=np.int8)
+        wide[:, into] = mask
+        return wide
+
+    def own_probabilities(obs, mask):
+        return np.asarray(probabilities(obs, widen(mask)))[:, into]
+
+    def own_values(obs, mask):
+        return values(obs, widen(mask))
+
+    def own_both(obs, mask):
+        probs, value = both(obs, widen(mask))
+        return np.asarray(probs)[:, into], value
+
+    return own_probabilities, values and own_values, both and own_both
+
+
+def _check_meta(meta: dict, path: str) -> Rules | None:
+    """The rules a bot file's metadata names (None for a universal file, which plays any), or a ValueError
+    saying why the file cannot be read."""
     if not isinstance(meta, dict) or "rules" not in meta:
         raise ValueError(f"{path} carries no durak_env metadata; export bots with `durak export`")
     if meta.get("observation_version") != OBSERVATION_VERSION or meta.get("layout_version") != LAYOUT_VERSION:
         raise ValueError(
             f"{path} was made for observation layout v{meta.get('observation_version')} and action layout "
             f"v{meta.get('layout_version')}; this durak_env reads v{OBSERVATION_VERSION} and v{LAYOUT_VERSION}")
+    if meta.get("universal") is True and meta["rules"] is None:
+        return None
     try:
         return Rules.from_dict(meta["rules"])
     except (ValueError, TypeError) as err:
@@ -145,7 +207,7 @@ def _check_meta(meta: dict, path: str) -> Rules:
 def load_bot(path: str | Path, rules: Rules | None = None, sample: bool = False,
              seed: int | None = None) -> PolicyBot | WeightsBot:
     """A bot from an exported ``.onnx`` or TorchScript file, or a weights file; refuses a file made for other
-    rules."""
+    rules.  With ``rules``, a universal file comes bound to them (``PolicyBot.bind``)."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no bot file at {path}")
@@ -164,9 +226,7 @@ def load_bot(path: str | Path, rules: Rules | None = None, sample: bool = False,
         bot = _load_onnx(path, name, sample, seed)
     else:
         raise ValueError(f"{path} is not a bot file (ONNX or TorchScript from `durak export`)")
-    if rules is not None and rules != bot.rules:
-        raise ValueError(f"{name} was trained for other rules ({bot.rules.describe()}); this game is {rules.describe()}")
-    return bot
+    return bot if rules is None else bot.bind(rules)
 
 
 def _load_onnx(path: Path, name: str, sample: bool, seed) -> PolicyBot:
@@ -223,8 +283,8 @@ def _load_torchscript(path: Path, name: str, sample: bool, seed) -> PolicyBot:
     def values(obs, mask):
         return outputs(obs, mask)[1].numpy()
 
-    has_value = outputs(np.zeros((1, ObservationEncoder(rules).size), np.float32),
-                        np.ones((1, ObservationEncoder(rules).num_actions), np.int8))[1] is not None
+    size, actions = network_shape(rules)
+    has_value = outputs(np.zeros((1, size), np.float32), np.ones((1, actions), np.int8))[1] is not None
     return PolicyBot(lambda obs, mask: outputs(obs, mask)[0].numpy(), rules, name, sample, seed, meta,
                      values if has_value else None)
 
@@ -276,7 +336,9 @@ def _floats(text: str, width: int) -> list[list[float]]:
 
 class WeightsBot:
     """A weights file's network in plain Python: ``PolicyBot``'s observation, moves, probabilities and value,
-    without numpy or onnxruntime (a browser page).  The trunk adds up only the inputs that are not zero."""
+    without numpy or onnxruntime (a browser page).  The trunk adds up only the inputs that are not zero.  A
+    universal file's network plays the rules of each view it is given (its moves translated into the
+    network's 52-card layout and back)."""
 
     has_value = True
     """A weights file always carries the value head."""
@@ -284,10 +346,11 @@ class WeightsBot:
     def __init__(self, data: dict, name: str, sample: bool = False, seed: int | None = None):
         self.metadata = data["meta"]
         self.rules = _check_meta(self.metadata, name)
+        self.universal = self.rules is None
         self.name = Path(name).name
         self.sample = sample
         self.rng = random.Random(seed)
-        self.encoder = ObservationEncoder(self.rules)
+        self._encoders: dict[Rules, ObservationEncoder] = {}
         try:
             self._read(data)
         except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:  # binascii.Error is a ValueError
@@ -316,17 +379,30 @@ class WeightsBot:
         return shape + [(width, len(self._pi) if pi_fits else None)]
 
     def _expected_shape(self) -> list:
-        widths = [self.encoder.size, *self.metadata.get("hidden_sizes", [])]
-        return [*zip(widths, widths[1:]), (widths[-1], self.encoder.num_actions)]
+        size, actions = network_shape(None if self.universal else self.rules)
+        widths = [size, *self.metadata.get("hidden_sizes", [])]
+        return [*zip(widths, widths[1:]), (widths[-1], actions)]
+
+    def bind(self, rules: Rules) -> "WeightsBot":
+        """This bot at a table of ``rules`` (``PolicyBot.bind``): itself, once it is known to play them."""
+        self._encoder(rules)
+        return self
+
+    def _encoder(self, rules: Rules) -> ObservationEncoder:
+        """The encoder of ``rules`` (a ValueError for rules a specialist was not trained for)."""
+        if not self.universal and rules != self.rules:
+            raise ValueError(f"{self.name} was trained for other rules ({self.rules.describe()}); "
+                             f"this game is {rules.describe()}")
+        encoder = self._encoders.get(rules)
+        if encoder is None:
+            encoder = self._encoders[rules] = ObservationEncoder(rules, self.universal)
+        return encoder
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
 
     def _features(self, view: SeatView) -> list[float]:
-        if view.rules != self.rules:
-            raise ValueError(f"{self.name} was trained for other rules ({self.rules.describe()}); "
-                             f"this game is {view.rules.describe()}")
-        x = self.encoder.encode_floats(view)
+        x = self._encoder(view.rules).encode_floats(view)
         for columns, bias in self._trunk:
             h = list(bias)
             for i, v in enumerate(x):
@@ -335,8 +411,9 @@ class WeightsBot:
             x = [a if a > 0.0 else 0.0 for a in h]  # ReLU
         return x
 
-    def _legal_probabilities(self, h: list[float], legal) -> list[float]:
-        logits = [self._pi_bias[a] + sum(map(operator.mul, self._pi[a], h)) for a in legal]
+    def _legal_probabilities(self, h: list[float], legal, rules: Rules) -> list[float]:
+        into = self._encoder(rules).into
+        logits = [self._pi_bias[into[a]] + sum(map(operator.mul, self._pi[into[a]], h)) for a in legal]
         top = max(logits)
         weights = [math.exp(z - top) for z in logits]
         total = sum(weights)
@@ -344,9 +421,9 @@ class WeightsBot:
 
     def probabilities(self, view: SeatView) -> list[float]:
         """The policy's probability of every action (0 for the illegal ones), as ``PolicyBot.probabilities``."""
-        out = [0.0] * self.encoder.num_actions
+        out = [0.0] * self._encoder(view.rules).num_actions
         legal = view.legal_actions
-        for action, p in zip(legal, self._legal_probabilities(self._features(view), legal)):
+        for action, p in zip(legal, self._legal_probabilities(self._features(view), legal, view.rules)):
             out[action] = p
         return out
 
@@ -358,7 +435,7 @@ class WeightsBot:
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        probs = self._legal_probabilities(self._features(view), legal)
+        probs = self._legal_probabilities(self._features(view), legal, view.rules)
         if self.sample:
             return self.rng.choices(legal, weights=probs)[0]
         return legal[probs.index(max(probs))]

@@ -27,6 +27,17 @@ observing seat, index k the seat k places to its left.  The layout::
 
     size = (6 + n) * D + 4 + 6n + 5     (2 players, 36 cards: 309)
 
+The universal layout (``universal=True``: one network for every table, issue 29) is the same vector sized for
+the largest table whatever the rules, ``D = 52`` and ``n = MAX_PLAYERS``: a card plane has a slot for every
+card (those outside the deck always 0), and a relative seat past the table is always 0.  Two slices follow::
+
+    seats           6   the relative seats at the table (1 for seats 0..n-1)
+    rules          18   the rules that change play (``rule_features``)
+
+    size = 12 * 52 + 4 + 36 + 5 + 6 + 18 = 693
+
+Its actions are the 52-card layout's (``engine.actions.translation`` maps a smaller deck's moves into it).
+
 Nothing here depends on a card the seat cannot see: tests/test_information.py checks
 that two positions differing only in hidden cards give identical vectors.
 """
@@ -41,24 +52,51 @@ try:
 except ImportError:  # a browser page (Pyodide) has no numpy: ``encode_floats`` is the observation there
     np = None  # type: ignore[assignment]
 
-from .engine.actions import layout_for
+from .engine.actions import UNIVERSAL_DECK, layout_for, translation
 from .engine.game import Game
+from .engine.rules import DECK_SIZES, DEFENDER_LIMITS, EARLY_ENDS, MAX_PLAYERS, THROW_IN, Rules
 from .engine.view import SeatView
-from .engine.rules import Rules
 
 OBSERVATION_VERSION = 1
 """Bumped whenever the layout below changes; recorded in exported bots."""
 
 
-def observation_slices(rules: Rules) -> dict[str, slice]:
-    """Name -> slice of the observation vector, in order; they tile the whole vector."""
-    d, n = rules.deck_size, rules.num_players
+RULE_FEATURES = ("deck_24", "deck_36", "deck_52", "deal_size", "throw_in_attacker", "throw_in_neighbours",
+                 "throw_in_all", "throw_in_before_beaten", "transfer", "max_attacks", "max_attacks_early",
+                 "early_ends_first_bout", "early_ends_first_discard", "defender_limit_bout_start",
+                 "defender_limit_current_hand", "throw_in_after_take", "open_discard", "bout_cap")
+"""The names of ``rule_features``' entries, in order."""
+
+
+def rule_features(rules: Rules) -> list[float]:
+    """The rules as the universal observation reads them: every field that changes how a deal is played, a
+    choice one-hot, a switch 0 or 1, a count of cards divided by six (the usual hand and cap), and whether
+    a bout cap places the deal (the bouts played are a slice of their own).  Left out: ``no_trump_lead`` (who
+    leads the first bout, which the attacker slice shows), ``match_deals`` and ``next_deal`` (a match's length
+    and its next first seat: a policy plays one deal at a time)."""
+    out = [float(rules.deck_size == d) for d in DECK_SIZES]
+    out.append(rules.deal_size / 6)
+    out += [float(rules.throw_in == t) for t in THROW_IN]
+    out += [float(rules.throw_in_before_beaten), float(rules.transfer), rules.max_attacks / 6,
+            rules.max_attacks_early / 6]
+    out += [float(rules.early_ends == e) for e in EARLY_ENDS]
+    out += [float(rules.defender_limit == e) for e in DEFENDER_LIMITS]
+    out += [float(rules.throw_in_after_take), float(rules.open_discard), float(rules.max_bouts is not None)]
+    return out
+
+
+def observation_slices(rules: Rules, universal: bool = False) -> dict[str, slice]:
+    """Name -> slice of the observation vector, in order; they tile the whole vector.  ``universal``: the layout
+    of a network for every table (the module docstring), the same whatever ``rules`` are."""
+    d, n = (UNIVERSAL_DECK, MAX_PLAYERS) if universal else (rules.deck_size, rules.num_players)
     sizes = [
         ("hand", d), ("table_open", d), ("table_beaten", d), ("table_defence", d), ("next_to_beat", d),
         ("discard", d), ("trump_card", d), ("trump_suit", 4), ("known", (n - 1) * d),
         ("hand_sizes", n), ("out", n), ("attacker", n), ("defender", n), ("to_act", n), ("passed", n),
         ("stock_size", 1), ("discard_count", 1), ("taking", 1), ("room", 1), ("bouts", 1),
     ]
+    if universal:
+        sizes += [("seats", n), ("rules", len(RULE_FEATURES))]
     out, start = {}, 0
     for name, size in sizes:
         out[name] = slice(start, start + size)
@@ -82,48 +120,54 @@ class ObservationEncoder:
     tests/test_information.py checks the two agree.
     """
 
-    def __init__(self, rules: Rules):
+    def __init__(self, rules: Rules, universal: bool = False):
         self.rules = rules
-        self.slices = observation_slices(rules)
+        self.universal = universal
+        """Whether the vector is the universal layout (one network for every table) rather than these rules' own."""
+        self.slices = observation_slices(rules, universal)
         self.size = next(reversed(self.slices.values())).stop
         self.num_actions = layout_for(rules.deck_size).size
+        """The rules' own action count: masks and moves are always in the rules' layout (a universal network's
+        bot translates them at its boundary, ``translation``)."""
         n = self.n = rules.num_players
-        sl = self.slices
-        deck_ids = list(layout_for(rules.deck_size).card_of)
-        # Planes: hand, table_open, table_beaten, table_defence, next_to_beat, discard, trump_card, trump suit
-        # (4 bits), one per opponent (known), and the seat flags.
-        sources = [p * 64 + c for p in range(7) for c in deck_ids] + [7 * 64 + k for k in range(4)]
-        sources += [(8 + k) * 64 + c for k in range(n - 1) for c in deck_ids]
-        targets = list(range(sl["known"].stop))
-        flags = (7 + n) * 64
-        for k, name in enumerate(("out", "attacker", "defender", "to_act", "passed")):
-            sources += [flags + k * n + r for r in range(n)]
-            targets += list(range(sl[name].start, sl[name].stop))
-        sources.append(flags + 5 * n)
-        targets.append(sl["taking"].start)
+        seats = MAX_PLAYERS if universal else n  # relative seat slots in the vector
+        card_ids = list(layout_for(UNIVERSAL_DECK if universal else rules.deck_size).card_of)
         self.planes = 8 + n
-        counts = list(range(sl["hand_sizes"].start, sl["hand_sizes"].stop))
-        counts += [sl[name].start for name in ("stock_size", "discard_count", "room", "bouts")]
-        assert sorted(targets + counts) == list(range(self.size)), "the planes and counts must tile the vector"
+        self._bits = 64 * self.planes
+        counts = n + 4  # hand sizes, stock, discard, room, bouts
+        constants = [0.0] + ([1.0] * n + [0.0] * (seats - n) + rule_features(rules) if universal else [])
+        zero = self._bits + counts  # the constant 0: a card or seat this table does not have
+        flags = (7 + n) * 64
+        # Each slot of the vector, in order, and where its value comes from among [plane bits..., counts...,
+        # constants...]: planes hand..trump_card, the trump suit's 4 bits, one plane per opponent (known),
+        # the seat flags out, attacker, defender, to_act, passed (bits k*n + relative seat), hand sizes,
+        # taking, the other counts, and (universal) the seats and the rules.
+        gather = [p * 64 + c for p in range(7) for c in card_ids] + [7 * 64 + k for k in range(4)]
+        gather += [(8 + k) * 64 + c if k < n - 1 else zero for k in range(seats - 1) for c in card_ids]
+        gather += [self._bits + r if r < n else zero for r in range(seats)]
+        for k in range(5):
+            gather += [flags + k * n + r if r < n else zero for r in range(seats)]
+        gather += [self._bits + n, self._bits + n + 1, flags + 5 * n, self._bits + n + 2, self._bits + n + 3]
+        gather += [zero + 1 + i for i in range(len(constants) - 1)]
+        assert len(gather) == self.size, "every slot of the vector has one source"
         d = float(rules.deck_size)
         self._scales = [d] * n + [d, d, float(rules.max_attacks), float(rules.max_bouts or "inf")]
         """What each count is divided by: hand sizes, stock and discard by the deck, room by the cap of attacks,
         bouts by the cap of bouts (0 without a cap)."""
         self._bouts_cap = rules.max_bouts or sys.maxsize
         """Bouts past the cap count as the cap (a fraction of at most 1)."""
-        self.width = self.planes + len(counts)
+        self.width = self.planes + counts
         """Ints per row of facts."""
-        self._bits = 64 * self.planes
-        gather = [0] * self.size
-        for target, source in zip(targets + counts, sources + list(range(self._bits, self._bits + len(counts)))):
-            gather[target] = source
+        self._constants = constants
         self._gather = gather
-        """Observation slot -> its place in [unpacked plane bits ..., scaled counts ...]."""
-        self._count_format = struct.Struct(f"<{len(counts)}f")
+        """Observation slot -> its place in [unpacked plane bits ..., scaled counts ..., constants ...]."""
+        self.into = translation(rules.deck_size) if universal else tuple(range(self.num_actions))
+        """The rules' action index -> the network's (the same index but for a universal network)."""
+        self._count_format = struct.Struct(f"<{counts}f")
         if np is not None:
             self._perm = np.array(gather, dtype=np.intp)
             self._divisors = np.array(self._scales)
-            self._source = np.empty((1, self._bits + len(counts)), dtype=np.float32)
+            self._source = self._sources(1)
             """The unpacked rows before the gather, kept between calls and grown to the largest batch."""
         full = (1 << n) - 1
         self._rotate = [[((m >> seat) | (m << (n - seat))) & full for m in range(1 << n)] for seat in range(n)]
@@ -135,6 +179,12 @@ class ObservationEncoder:
                           for seat in range(n)]
         self._passed_at, self._taking_at = 4 * n, 5 * n
         self._open_discard = rules.open_discard
+
+    def _sources(self, rows: int) -> np.ndarray:
+        """Room for ``rows`` unpacked rows, their constant columns filled in."""
+        source = np.empty((rows, self._bits + self.width - self.planes + len(self._constants)), dtype=np.float32)
+        source[:, self._bits + self.width - self.planes:] = self._constants
+        return source
 
     def _pack(self, into: list[int], seat: int, hand: int, attacks, defences, discard: int, trump_card: int,
               trump: int, known, sizes, out_mask: int, attacker: int, defender: int, to_act: int, passed: int,
@@ -189,11 +239,11 @@ class ObservationEncoder:
         rows, planes = len(out), self.planes
         raw = np.fromiter(facts, np.int64, len(facts)).reshape(rows, self.width)
         if len(self._source) < rows:
-            self._source = np.empty((rows, self._source.shape[1]), dtype=np.float32)
+            self._source = self._sources(rows)
         source = self._source[:rows]
         packed = np.ascontiguousarray(raw[:, :planes]).view(np.uint8)  # little-endian, as the bits are numbered
         source[:, :self._bits] = np.unpackbits(packed, axis=1, bitorder="little")
-        source[:, self._bits:] = raw[:, planes:] / self._divisors
+        source[:, self._bits:self._bits + self.width - planes] = raw[:, planes:] / self._divisors
         np.take(source, self._perm, axis=1, out=out)
         return out
 
@@ -207,6 +257,7 @@ class ObservationEncoder:
         source = [float(bits >> i & 1) for i in range(self._bits)]
         counts = [count / scale for count, scale in zip(facts[self.planes:], self._scales)]
         source += self._count_format.unpack(self._count_format.pack(*counts))  # rounded as float32 rounds them
+        source += struct.unpack(f"<{len(self._constants)}f", struct.pack(f"<{len(self._constants)}f", *self._constants))
         return [source[i] for i in self._gather]
 
     def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
@@ -258,3 +309,12 @@ class ObservationEncoder:
             for action in game.legal_actions():
                 mask[action] = 1
         return np.frombuffer(mask, dtype=np.int8)
+
+
+def network_shape(rules: Rules | None) -> tuple[int, int]:
+    """(observation size, action count) of a network for ``rules``, or (None) of one for any rules: the
+    universal layout's 693 inputs and the 52-card layout's 158 moves."""
+    if rules is None:
+        return ObservationEncoder(Rules(), True).size, layout_for(UNIVERSAL_DECK).size
+    encoder = ObservationEncoder(rules)
+    return encoder.size, encoder.num_actions

@@ -14,12 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from .engine.actions import UNIVERSAL_DECK, layout_for, translation
 from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
 from .engine.loop import MOVE_LIMIT, PLAYING, settle
 from .engine.refusal import Refusal
-from .engine.rules import Rules
+from .engine.rules import MAX_PLAYERS, Rules
 from .observation import ObservationEncoder
+from .tables import Tables
 
 
 class VectorGames:
@@ -31,10 +33,15 @@ class VectorGames:
     (a new deal is already dealt and ``obs[i]`` is its first decision).  The arrays can be given (shared
     memory); they are written in place, never replaced.  Deal i is numbered ``first + i`` in seeds and
     in error messages.
+
+    With ``tables`` (a ``durak_env.tables.Tables``), each deal is dealt with rules drawn from them and the
+    arrays are the universal layout, the same for every table: observations ``ObservationEncoder(...,
+    universal=True)``, masks and actions in the 52-card layout (``engine.actions.translation``), rewards for
+    ``MAX_PLAYERS`` seats (0 past the table).  ``rules`` is then only the rules of nothing in particular.
     """
 
     def __init__(self, rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
-                 first: int = 0):
+                 first: int = 0, tables: Tables | None = None):
         if not is_integer(num_envs, 1):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not is_integer(max_moves, 1):
@@ -43,10 +50,16 @@ class VectorGames:
         self.num_envs: int = num_envs
         self.max_moves: int = max_moves
         self.first: int = first
-        self.encoder = ObservationEncoder(rules)
-        self.num_actions: int = self.encoder.num_actions
+        self.tables: Tables | None = tables
+        self.encoder = ObservationEncoder(rules, tables is not None)
+        self.num_actions: int = layout_for(UNIVERSAL_DECK).size if tables is not None else self.encoder.num_actions
+        self._encoders: dict[Rules, ObservationEncoder] = {rules: self.encoder}
+        """The encoder of each table dealt so far (universal), the deal's rules -> it."""
+        self._back: dict[int, list[int]] = {}
+        """Deck size -> its action index of each 52-card layout action (-1: a card not in it)."""
         if arrays is None:
-            arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in array_shapes(rules, num_envs).items()}
+            arrays = {name: np.zeros(shape, dtype)
+                      for name, (shape, dtype) in array_shapes(rules, num_envs, tables is not None).items()}
         self.obs: Any = arrays["obs"]
         self.mask: Any = arrays["mask"]
         self.seats: Any = arrays["seats"]
@@ -76,7 +89,8 @@ class VectorGames:
     def new_deal(self, i: int) -> Game:
         """A new deal for row i from the row's own random stream, its forced opening moves played and counted
         in ``moves[i]``; the caller puts it in ``games[i]``."""
-        game = Game(self.rules, seed=self._rngs[i].getrandbits(64))
+        rng = self._rngs[i]
+        game = Game(self.rules if self.tables is None else self.tables.sample(rng), seed=rng.getrandbits(64))
         self.moves[i], _ = settle(game, 0, self.max_moves)
         self.played += self.moves[i]
         return game
@@ -91,6 +105,8 @@ class VectorGames:
         games = self.games
         for i in range(self.num_envs):
             game, action = games[i], ints[i]
+            if self.tables is not None:
+                action = ints[i] = self.from_network(game, action)
             if action not in game.legal_actions():
                 code, why = game.refusal(action) or (Refusal.NOT_LEGAL, "")
                 raise IllegalAction(f"deal {self.first + i}: {why}; legal: {game.legal_actions()}", action,
@@ -104,8 +120,8 @@ class VectorGames:
         self.play(self.check(actions), write)
 
     def play(self, acts: list[int], write: bool = True) -> None:
-        """``step`` with actions the caller already checked (``SelfPlayVectorEnv`` checks every share of its
-        deals against the mask once, in the process that holds the actions)."""
+        """``step`` with actions the caller already checked, in the deals' own layouts (``SelfPlayVectorEnv``
+        checks every share of its deals against the mask once, in the process that holds the actions)."""
         self.rewards.fill(0)
         self.ended.fill(False)
         self.truncated.fill(False)
@@ -120,7 +136,7 @@ class VectorGames:
             if end != PLAYING:
                 result = game.result
                 if result is not None:  # ENDED, else CUT
-                    self.rewards[i] = result.rewards()
+                    self.rewards[i, :game.n] = result.rewards()
                     self.ended[i] = True
                 else:
                     self.truncated[i] = True
@@ -138,6 +154,10 @@ class VectorGames:
         games = self.games
         seats = [g.to_act for g in games]
         self.seats[:] = _ints(seats)
+        if self.tables is not None:
+            rows = list(range(self.num_envs)) if rows is None else rows
+            self._write_tables(rows, seats)
+            return
         if rows is None:
             rows = list(range(self.num_envs))
             self.encoder.encode_games(games, seats, self.obs)
@@ -154,6 +174,50 @@ class VectorGames:
                 flat.append(base + a)
         self._flat_mask[_ints(flat)] = 1
 
+    def _write_tables(self, rows: list[int], seats: list[int]) -> None:
+        """``write`` of the universal layout: the rows grouped by their deal's rules, each group encoded by its
+        table's encoder, and the legal moves translated into the 52-card layout."""
+        games = self.games
+        groups: dict[Rules, list[int]] = {}
+        for i in rows:
+            groups.setdefault(games[i].rules, []).append(i)
+        for rules, group in groups.items():
+            encoder = self.encoder_for(rules)
+            self.obs[group] = encoder.encode_games([games[i] for i in group], [seats[i] for i in group],
+                                                   np.empty((len(group), self.obs.shape[1]), np.float32))
+        self.mask[rows] = 0
+        width = self.num_actions
+        flat: list[int] = []
+        for i in rows:
+            base, into = i * width, translation(games[i].rules.deck_size)
+            for a in games[i].legal_actions():
+                flat.append(base + into[a])
+        self._flat_mask[_ints(flat)] = 1
+
+    def encoder_for(self, rules: Rules) -> ObservationEncoder:
+        """The universal encoder of a table (made once per rules; forgotten past 512 tables)."""
+        encoder = self._encoders.get(rules)
+        if encoder is None:
+            if len(self._encoders) >= 512:
+                self._encoders.clear()
+            encoder = self._encoders[rules] = ObservationEncoder(rules, True)
+        return encoder
+
+    def from_network(self, game: Game, action: int) -> int:
+        """A move of the 52-card layout (a universal network's) as ``game``'s own action index, or -1 where
+        its deck has no such card."""
+        back = self._back.get(game.rules.deck_size)
+        if back is None:
+            back = [-1] * self.num_actions
+            for own, net in enumerate(translation(game.rules.deck_size)):
+                back[net] = own
+            self._back[game.rules.deck_size] = back
+        return back[action] if 0 <= action < len(back) else -1
+
+    def to_network(self, game: Game, action: int) -> int:
+        """``game``'s action index as the 52-card layout's (what a bot's move is in the universal arrays)."""
+        return translation(game.rules.deck_size)[action]
+
 
 def _ints(values: list[int]) -> Any:
     """A list of ints as an int64 array: ``np.fromiter`` reads them one by one, several times as fast as
@@ -161,12 +225,14 @@ def _ints(values: list[int]) -> Any:
     return np.fromiter(values, np.int64, len(values))
 
 
-def array_shapes(rules: Rules, num_envs: int) -> dict[str, tuple[tuple[int, ...], type]]:
+def array_shapes(rules: Rules, num_envs: int, universal: bool = False) -> dict[str, tuple[tuple[int, ...], type]]:
     """Name -> (shape, dtype) of the arrays a vector of ``num_envs`` deals writes (and ``actions``, which a
-    vector environment's workers read)."""
-    enc = ObservationEncoder(rules)
-    return {"obs": ((num_envs, enc.size), np.float32), "mask": ((num_envs, enc.num_actions), np.int8),
-            "seats": ((num_envs,), np.int64), "rewards": ((num_envs, rules.num_players), np.float32),
+    vector environment's workers read); ``universal``: the universal layout's (``tables``)."""
+    enc = ObservationEncoder(rules, universal)
+    actions = layout_for(UNIVERSAL_DECK).size if universal else enc.num_actions
+    seats = MAX_PLAYERS if universal else rules.num_players
+    return {"obs": ((num_envs, enc.size), np.float32), "mask": ((num_envs, actions), np.int8),
+            "seats": ((num_envs,), np.int64), "rewards": ((num_envs, seats), np.float32),
             "ended": ((num_envs,), np.bool_), "truncated": ((num_envs,), np.bool_),
             "actions": ((num_envs,), np.int64)}
 

@@ -61,16 +61,18 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
 
 def rules_for_bots(args: argparse.Namespace, bots: list[str]) -> Rules:
     """The rules given on the command line; without ``--rules``, ``--players`` and ``--set``, the rules the first
-    bot file among ``bots`` was trained for (``durak eval seed003.onnx heuristic`` plays seed 003 at its table),
-    else the default preset."""
+    bot file among ``bots`` was trained for (``durak eval seed003.onnx heuristic`` plays seed 003 at its table;
+    a universal file names none), else the default preset."""
     files = [spec for spec in bots if Path(spec).is_file()]
     if args.rules is None and args.players is None and not args.set and files:
         from baselines.policy_file import load_bot
 
         try:
-            return load_bot(files[0]).rules
+            made_for = load_bot(files[0]).rules
         except ValueError as err:
             raise UsageError(str(err)) from None
+        if made_for is not None:
+            return made_for
     return rules_from_args(args)
 
 

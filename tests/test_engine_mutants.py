@@ -106,23 +106,30 @@ def test_a_seats_view_of_the_last_bout_shows_the_beaten_cards_only_where_the_dis
 
 
 def test_the_observation_slices_are_the_ones_docs_rules_md_lists():
-    """docs/rules.md's observation table is the layout users read: names, order and sizes."""
+    """docs/rules.md's observation tables are the layouts users read: names, order and sizes (the universal
+    layout is the first table at 52 cards and six seats, then the second table)."""
     import re
     from pathlib import Path
 
     from durak_env import observation_slices
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
-    table = re.findall(r"^\| (`[^|]+) \| ([^|]+) \|", text.split("| slice | size | content |", 1)[1], re.M)
-    for rules in (Rules(), Rules.preset("seed003", num_players=4), Rules(deck_size=52, num_players=3)):
-        d, n = rules.deck_size, rules.num_players
-        expected = []
+    first, universal = [re.findall(r"^\| (`[^|]+) \| ([^|]+) \|", part.split("\n\n", 1)[0], re.M)
+                        for part in text.split("| slice | size | content |")[1:3]]
+
+    def listed(table, d: int, n: int) -> list[tuple[str, int]]:
+        out = []
         for names, size in table:
             size = size.strip().replace("(n-1)·D", str((n - 1) * d)).replace("D", str(d))
             size = size.replace(" each", "").replace("n", str(n))
-            expected += [(name, int(size)) for name in re.findall(r"`(\w+)`", names)]
+            out += [(name, int(size)) for name in re.findall(r"`(\w+)`", names)]
+        return out
+
+    for rules in (Rules(), Rules.preset("seed003", num_players=4), Rules(deck_size=52, num_players=3)):
         got = [(name, s.stop - s.start) for name, s in observation_slices(rules).items()]
-        assert got == expected
+        assert got == listed(first, rules.deck_size, rules.num_players)
+        got = [(name, s.stop - s.start) for name, s in observation_slices(rules, universal=True).items()]
+        assert got == listed(first, 52, 6) + listed(universal, 52, 6)
 
 
 def test_observations_written_in_place_and_in_batches_equal_the_views():

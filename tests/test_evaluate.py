@@ -174,3 +174,26 @@ def test_derived_seeds_are_stable_and_apart():
     assert derive_seed("worker", 1, 7919) != derive_seed("worker", 2, 0)
     seeds = {derive_seed(purpose, seed, i) for purpose in ("eval", "worker") for seed in range(50) for i in range(50)}
     assert len(seeds) == 5000 and all(0 <= s < 2**63 for s in seeds)
+
+
+def _sleep(seconds: float) -> float:
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+def test_a_stopped_pool_is_gone_before_the_interpreter_exits():
+    """Ctrl-C in eval once printed "Exception ignored ... Bad file descriptor" at exit (Python 3.11): the pool's
+    own thread was still closing its wake-up pipe when the exit's wake-up call wrote to it.  Stopping a pool
+    now waits for that thread, so nothing of it is left for the exit to race."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from baselines.evaluate import _stop
+
+    pool = ProcessPoolExecutor(2)
+    futures = [pool.submit(_sleep, 30) for _ in range(2)]
+    manager = pool._executor_manager_thread
+    assert manager.is_alive()
+    _stop(pool)
+    assert not manager.is_alive() and all(f.done() for f in futures)

@@ -280,3 +280,14 @@ def test_a_run_can_start_from_a_bot_files_network(tmp_path):
     assert TrainConfig.from_dict({**cfg.to_dict(), "init_from": "trained"}).init_path() == SHIPPED_BOTS["podkidnoy"][0]
     with pytest.raises(ConfigError, match="init_from"):
         TrainConfig.from_dict({**TrainConfig.load(TINY).to_dict(), "init_from": str(tmp_path / "none.onnx")})
+
+
+def test_old_checkpoints_are_pruned_and_evaluated_ones_kept(tmp_path):
+    """A 40-minute run kept all of its 850 checkpoints (250 MB): now the last ``keep_checkpoints`` plain ones stay,
+    with every evaluated one (its bot file beside it) and latest.pt."""
+    cfg = TrainConfig.from_dict({**TrainConfig.load(TINY).to_dict(), "keep_checkpoints": 1, "source": ""})
+    run = train_ppo(cfg, run_dir=tmp_path / "run", progress=False, export_onnx=False)
+    names = sorted(p.name for p in (run / "checkpoints").iterdir())
+    assert names == ["latest.pt", "update_000002.onnx", "update_000002.pt", "update_000003.pt",
+                     "update_000004.onnx", "update_000004.pt"]
+    assert load_checkpoint(run / "checkpoints" / "update_000003.pt")["update"] == 3

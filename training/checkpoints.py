@@ -33,7 +33,7 @@ def run_checkpoint(path: str | Path) -> Path:
     return path
 
 
-def policy_metadata(cfg: TrainConfig, rules: Rules, trainer: str, update: int | None, global_step: int | None) -> dict:
+def policy_metadata(cfg: TrainConfig, rules: Rules | None, trainer: str, update: int | None, global_step: int | None) -> dict:
     """The bot-file metadata of a policy trained with ``cfg``: the rules, the layouts, what it met, the
     config file it came from and the bot that taught its warm start (each if known)."""
     extra = {"config": cfg.source} if cfg.source else {}
@@ -66,7 +66,7 @@ def save_atomic(obj: dict, path: Path) -> None:
                           "is kept: durak train --resume continues from it") from None
 
 
-def make_checkpoint(cfg: TrainConfig, rules: Rules, state: dict, model: dict, optimizer: dict) -> dict:
+def make_checkpoint(cfg: TrainConfig, rules: Rules | None, state: dict, model: dict, optimizer: dict) -> dict:
     """A checkpoint's contents: ``state`` (update, global_step, games, pool, evals, generator...) with the
     network and optimiser states, the config and the policy's bot-file metadata."""
     meta = policy_metadata(cfg, rules, "ppo", state.get("update"), state.get("global_step"))

@@ -16,6 +16,7 @@ import yaml
 from durak_env.cores import usable_cores
 from durak_env.engine.checks import is_integer
 from durak_env.engine.rules import Rules
+from durak_env.tables import Tables
 
 KIND_BOTS = {"heuristic": "heuristic", "easy": "easy", "random": "random", "search": "search:fast"}
 """The opponent kinds that are bots, and the bot (``make_bot``'s name) each stands for."""
@@ -31,7 +32,14 @@ class ConfigError(ValueError):
 @dataclass
 class TrainConfig:
     rules: Any = "podkidnoy"
-    """A rules preset name, or a mapping of Rules fields (``preset:`` allowed)."""
+    """A rules preset name, a mapping of Rules fields (``preset:`` allowed), or ``any``: one policy for every
+    table, dealt from ``tables`` (the universal layout, issue 29)."""
+    tables: Any = None
+    """With ``rules: any``, the tables the games are dealt from (``durak_env.tables.Tables``: presets, seats,
+    random_share, weights, held_out); null for the defaults.  Only with ``rules: any``."""
+    eval_tables: Any = None
+    """With ``rules: any``, where each evaluation plays: named tables ("podkidnoy-2", "seed003-4": a preset and
+    its seats) and ``held_out`` (every held-out combination); null: ``EVAL_TABLES``."""
     seed: int = 1
     """Seeds the networks, the deals and every bot: the same seed reproduces a run on one machine."""
     total_steps: int = 2_000_000
@@ -79,6 +87,9 @@ class TrainConfig:
     """Updates between snapshots added to the pool."""
     checkpoint_every: int = 5
     """Updates between checkpoints."""
+    keep_checkpoints: int = 10
+    """Numbered checkpoints kept besides ``latest.pt`` and the evaluated ones (each has its bot file beside it):
+    older ones are deleted as new ones are written (a 40-minute run wrote 850 of them, 250 MB).  0 keeps all."""
     eval_every: int = 10
     """Updates between evaluations against HeuristicBot (0 = only at the end)."""
     eval_games: int = 400
@@ -88,8 +99,9 @@ class TrainConfig:
     threads than idle cores slow the update badly on a busy machine (a thread pool waits for its slowest thread)."""
     pretrain_games: int = 0
     """Games of the teacher to imitate before PPO (0 = start PPO from scratch); see training/pretrain.py."""
-    pretrain_teacher: str = "search:fast"
-    """The bot imitated in the warm start."""
+    pretrain_teacher: Any = "search:fast"
+    """The bot imitated in the warm start, or a list of bots: each table is taught by the first that plays it
+    (``[trained, search:fast]``: the shipped specialist where there is one)."""
     pretrain_epochs: int = 8
     """Passes over the teacher's decisions."""
     pretrain_temperature: float = 1.0
@@ -162,11 +174,50 @@ class TrainConfig:
         """Update threads: ``threads``, with "auto" resolved to the cores the workers leave (at least 1)."""
         return max(1, usable_cores() - self.workers()) if self.threads == "auto" else self.threads
 
-    def make_rules(self) -> Rules:
+    @property
+    def universal(self) -> bool:
+        """Whether the run trains one policy for every table (``rules: any``)."""
+        return self.rules == ANY
+
+    def make_rules(self) -> Rules | None:
+        """The rules trained for, or None for a policy for any rules (``rules: any``)."""
+        if self.universal:
+            return None
         try:
             return Rules.preset(self.rules) if isinstance(self.rules, str) else Rules.from_dict(self.rules)
         except (ValueError, TypeError) as err:
             raise ConfigError(f"rules: {err}") from None
+
+    def teachers(self) -> list:
+        """``pretrain_teacher`` as a list of bot names."""
+        return self.pretrain_teacher if isinstance(self.pretrain_teacher, list) else [self.pretrain_teacher]
+
+    def make_tables(self) -> Tables | None:
+        """The tables games are dealt from (``rules: any``), else None."""
+        if not self.universal:
+            return None
+        try:
+            return Tables.from_dict(self.tables)
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"tables: {err}") from None
+
+    def evaluation_tables(self) -> list[tuple[str, Rules]]:
+        """Where each evaluation plays, by name: the rules trained for, or (``rules: any``) the named tables of
+        ``eval_tables`` and the held-out combinations."""
+        rules, tables = self.make_rules(), self.make_tables()
+        if tables is None:
+            return [(rules.describe(), rules)]
+        out = []
+        for entry in self.eval_tables or EVAL_TABLES:
+            if entry == "held_out":
+                out += tables.held_out_rules()
+                continue
+            preset, _, seats = str(entry).rpartition("-")
+            try:
+                out.append((entry, Rules.preset(preset, num_players=int(seats))))
+            except ValueError as err:
+                raise ConfigError(f"eval_tables: {entry!r} is not a preset and its seats (podkidnoy-2): {err}") from None
+        return out
 
     def init_path(self) -> Path:
         """The bot file ``init_from`` names (a shipped bot's, for ``trained``)."""
@@ -206,10 +257,17 @@ class TrainConfig:
         if (not isinstance(self.hidden_sizes, list) or not self.hidden_sizes
                 or not all(is_integer(h, 1, 8192) for h in self.hidden_sizes)):
             raise bad("hidden_sizes", "a non-empty list of layer widths from 1 to 8192")
-        if not isinstance(self.pretrain_teacher, str):
-            raise bad("pretrain_teacher", "a bot name such as search:fast")
+        teachers = self.teachers()
+        if not teachers or not all(isinstance(t, str) for t in teachers):
+            raise bad("pretrain_teacher", "a bot name such as search:fast, or a list of them")
         if self.init_from is not None and not isinstance(self.init_from, str):
             raise bad("init_from", "the path of a bot file, or null")
+        if not self.universal and (self.tables is not None or self.eval_tables is not None):
+            raise ConfigError(f"{where}: tables and eval_tables are for a policy for any rules (rules: any)")
+        if self.eval_tables is not None and not isinstance(self.eval_tables, list):
+            raise bad("eval_tables", "a list of tables (podkidnoy-2, held_out), or null")
+        self.make_tables()
+        self.evaluation_tables()
         if not isinstance(self.opponents, dict) or not self.opponents:
             raise bad("opponents", f"a mapping of shares over {', '.join(OPPONENTS)}")
         self._check_bots(where)
@@ -220,37 +278,54 @@ class TrainConfig:
         from baselines import make_bot
 
         if self.pretrain_games:
-            try:
-                make_bot(self.pretrain_teacher)
-            except ValueError as err:
-                raise ConfigError(f"{where}: pretrain_teacher: {err}") from None
+            for teacher in self.teachers():
+                if self.universal and teacher.partition(":")[0] == "trained":
+                    continue  # a shipped policy where the table has one, the next teacher elsewhere
+                try:
+                    make_bot(teacher, rules=self.make_rules())
+                except ValueError as err:
+                    raise ConfigError(f"{where}: pretrain_teacher: {err}") from None
         if self.init_from is not None:
             try:
                 start = make_bot(self.init_path())
             except ValueError as err:
                 raise ConfigError(f"{where}: init_from: {err}") from None
             widths = getattr(start, "metadata", {}).get("hidden_sizes")
-            if getattr(start, "rules", None) != self.make_rules() or widths != list(self.hidden_sizes):
+            made_for = getattr(start, "rules", None) if not getattr(start, "universal", False) else None
+            if made_for != self.make_rules() or widths != list(self.hidden_sizes):
                 raise ConfigError(f"{where}: init_from: {self.init_from} is a network of {widths} for "
-                                  f"{getattr(start, 'rules', self.make_rules()).describe()}; this config trains "
-                                  f"{list(self.hidden_sizes)} for {self.make_rules().describe()}")
+                                  f"{_words(made_for)}; this config trains {list(self.hidden_sizes)} for "
+                                  f"{_words(self.make_rules())}")
         for kind, share in self.opponents.items():
             if kind not in OPPONENTS:
                 try:
-                    made_for = getattr(make_bot(kind, rules=self.make_rules()), "rules", None)
+                    bot = make_bot(kind, rules=self.make_rules())
                 except (ValueError, TypeError) as err:
                     raise ConfigError(f"{where}: opponents: {kind!r} is neither a kind ({', '.join(OPPONENTS)}) nor "
                                       f"a bot: {err}") from None
-                if made_for is not None and made_for != self.make_rules():
-                    raise ConfigError(f"{where}: opponents: {kind} was trained for {made_for.describe()}")
+                plays = None if getattr(bot, "universal", False) else getattr(bot, "rules", None)
+                if hasattr(bot, "metadata") and plays != self.make_rules():
+                    raise ConfigError(f"{where}: opponents: {kind} was trained for {_words(plays)}; this config "
+                                      f"trains for {_words(self.make_rules())}")
             if isinstance(share, bool) or not isinstance(share, (int, float)) or share < 0:
                 raise ConfigError(f"{where}: opponents.{kind} must be a share >= 0, got {share!r}")
         if sum(self.opponents.values()) <= 0:
             raise ConfigError(f"{where}: opponents shares must add up to more than 0")
 
 
+ANY = "any"
+"""``rules``' value for one policy for every table."""
+EVAL_TABLES = ("podkidnoy-2", "perevodnoy-2", "seed001-transfer-3", "seed003-4", "seed000-3", "seed002-5", "held_out")
+"""Where a policy for any rules is evaluated by default: the four tables with a specialist, two without, and the
+held-out combinations."""
+
+
+def _words(rules: Rules | None) -> str:
+    return "any rules" if rules is None else rules.describe()
+
+
 COUNTS = {"seed": 0, "total_steps": 1, "num_envs": 1, "rollout_steps": 1, "update_epochs": 1, "minibatch_size": 1,
-          "pool_size": 1, "snapshot_every": 1, "checkpoint_every": 1, "eval_games": 1, "num_workers": 1,
+          "pool_size": 1, "snapshot_every": 1, "checkpoint_every": 1, "keep_checkpoints": 0, "eval_games": 1, "num_workers": 1,
           "threads": 1, "eval_every": 0, "pretrain_games": 0, "pretrain_epochs": 1, "value_warmup": 0}
 """The integer fields and the least each may be."""
 AUTO = ("num_workers", "threads")

@@ -15,7 +15,7 @@ import torch
 
 from baselines.policy_file import METADATA_KEY
 from durak_env.engine.rules import Rules
-from durak_env.observation import ObservationEncoder
+from durak_env.observation import network_shape
 
 from .checkpoints import load_checkpoint
 from .policy import ActionProbabilities, PolicyNet
@@ -26,8 +26,8 @@ FORMATS = ("onnx", "torchscript")
 def policy_from_checkpoint(ckpt: dict) -> PolicyNet:
     """The checkpoint's network, in eval mode."""
     meta = ckpt["meta"]
-    enc = ObservationEncoder(Rules.from_dict(meta["rules"]))
-    net = PolicyNet(enc.size, enc.num_actions, meta["hidden_sizes"])
+    size, actions = network_shape(None if meta.get("universal") else Rules.from_dict(meta["rules"]))
+    net = PolicyNet(size, actions, meta["hidden_sizes"])
     net.load_state_dict(ckpt["model"])
     net.eval()
     return net
@@ -40,7 +40,7 @@ def policy_from_bot_file(path: str | Path) -> PolicyNet:
 
     bot = load_bot(path)  # refuses what is not a bot file, and names its rules and widths
     weights = {name.removeprefix("net."): torch.from_numpy(array.copy()) for name, array in onnx_weights(path).items()}
-    net = PolicyNet(bot.encoder.size, bot.encoder.num_actions, bot.metadata["hidden_sizes"])
+    net = PolicyNet(*network_shape(None if bot.universal else bot.rules), bot.metadata["hidden_sizes"])
     net.load_state_dict(weights)
     net.eval()
     return net

@@ -3,7 +3,10 @@
 The teacher is a bot of the common interface, by default seed 001's "stronger
 player" (``search:fast``), which reads only its own view; its decisions and the
 deal's final reward for its seat are recorded from games against the heuristic
-and against itself.  The policy head learns the teacher's choices (cross-entropy
+and against itself.  A policy for any rules learns from games dealt from its
+tables (``durak_env.tables``), in the universal layout, each table taught by the
+first of the teachers named that plays it (``[trained, search:fast]``: the shipped
+specialist where there is one, the search elsewhere).  The policy head learns the teacher's choices (cross-entropy
 over the masked logits) and the value head the outcomes, so PPO starts from a
 sensible policy and critic instead of from uniform play.
 """
@@ -17,34 +20,56 @@ import numpy as np
 import torch
 
 from baselines import make_bot
+from durak_env.engine.actions import translation
 from durak_env.engine.game import Game
 from durak_env.engine.loop import play, seated
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
-from durak_env.observation import ObservationEncoder
+from durak_env.observation import ObservationEncoder, network_shape
+from durak_env.tables import Tables
 
 from .policy import PolicyNet
 
 
+def first_teacher(teachers: list[str], rules: Rules, seed: int):
+    """The first of ``teachers`` (bot names) that plays ``rules``: ``trained`` is no bot for rules without a
+    shipped policy, and the next name is tried."""
+    for spec in teachers[:-1]:
+        try:
+            return make_bot(spec, seed=seed, rules=rules)
+        except ValueError:
+            continue
+    return make_bot(teachers[-1], seed=seed, rules=rules)
+
+
 def teacher_games(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Play ``games`` deals; returns the teacher's (observations, masks, actions, returns)."""
-    rules_dict, teacher_spec, games, seed, self_share = task
-    rules = Rules.from_dict(rules_dict)
-    enc = ObservationEncoder(rules)
+    """Play ``games`` deals; returns the teacher's (observations, masks, actions, returns).  With tables, each
+    deal's rules are drawn from them and the decisions are written in the universal layout."""
+    rules_dict, tables_dict, teachers, games, seed, self_share = task
+    tables = None if tables_dict is None else Tables.from_dict(tables_dict)
     rng = random.Random(seed)
-    teacher = make_bot(teacher_spec, seed=seed, rules=rules)
     opponent = make_bot("heuristic")
+    width = network_shape(None if tables else Rules.from_dict(rules_dict))[1]
+    taught: dict[Rules, tuple] = {}  # rules -> (teacher, encoder, the network's index of each action)
     obs, masks, actions, returns = [], [], [], []
 
     def taught_move(view) -> int:
+        teacher, enc, into = taught[view.rules]
         action = teacher.act(view)
         obs.append(enc.encode(view))
-        masks.append(enc.mask(view))
-        actions.append(action)
+        mask = np.zeros(width, dtype=np.int8)
+        mask[[into[a] for a in view.legal_actions]] = 1
+        masks.append(mask)
+        actions.append(into[action])
         returns.append(view.seat)  # the seat for now; its reward once the deal ends
         return action
 
     for _ in range(games):
+        rules = Rules.from_dict(rules_dict) if tables is None else tables.sample(rng)
+        if rules not in taught:
+            enc = ObservationEncoder(rules, tables is not None)
+            taught[rules] = (first_teacher(teachers, rules, seed), enc,
+                             translation(rules.deck_size) if tables is not None else range(width))
         game = Game(rules, seed=rng.getrandbits(63))
         n = rules.num_players
         learner = rng.randrange(n)
@@ -60,29 +85,31 @@ def teacher_games(task: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
             np.asarray(actions, dtype=np.int64), np.asarray(returns, dtype=np.float32))
 
 
-def collect(rules: Rules, teacher: str, games: int, seed: int, workers: int, self_share: float = 0.3,
-            progress: bool = False):
-    """The teacher's decisions over ``games`` deals, played in ``workers`` processes."""
+def collect(rules: Rules | None, teacher: str | list[str], games: int, seed: int, workers: int,
+            self_share: float = 0.3, progress: bool = False, tables: Tables | None = None):
+    """The teacher's decisions over ``games`` deals, played in ``workers`` processes: deals of ``rules``, or
+    (``rules`` None) dealt from ``tables``, each taught by the first of the teachers that plays it."""
     chunk = 25
-    tasks = [(rules.to_dict(), teacher, min(chunk, games - i), derive_seed("teacher", seed, i), self_share)
-             for i in range(0, games, chunk)]
+    teachers = [teacher] if isinstance(teacher, str) else list(teacher)
+    tasks = [(rules and rules.to_dict(), tables and tables.to_dict(), teachers, min(chunk, games - i),
+              derive_seed("teacher", seed, i), self_share) for i in range(0, games, chunk)]
     parts = []
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=games, unit="game", desc=f"teacher {teacher}", leave=False)
+        bar = tqdm(total=games, unit="game", desc=f"teacher {' / '.join(teachers)}", leave=False)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             for task, part in zip(tasks, pool.map(teacher_games, tasks)):
                 parts.append(part)
                 if bar is not None:
-                    bar.update(task[2])
+                    bar.update(task[3])
     else:
         for task in tasks:
             parts.append(teacher_games(task))
             if bar is not None:
-                bar.update(task[2])
+                bar.update(task[3])
     if bar is not None:
         bar.close()
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))

@@ -59,12 +59,13 @@ class Batch:
 class RolloutWorker:
     """Owns ``num_envs`` deals and plays them with the latest weights it is sent."""
 
-    def __init__(self, cfg: TrainConfig, rules: Rules, seed: int):
+    def __init__(self, cfg: TrainConfig, rules: Rules | None, seed: int):
         torch.set_num_threads(1)
         self.cfg, self.rules = cfg, rules
         self.rng = random.Random(seed)
         self.torch_rng = torch.Generator().manual_seed(seed)
-        self.vec = VectorGames(rules, cfg.num_envs)
+        self.tables = cfg.make_tables()  # rules: any, deals drawn from the tables (universal arrays)
+        self.vec = VectorGames(rules or Rules(), cfg.num_envs, tables=self.tables)
         self.vec.reset(seed=self.rng.getrandbits(62))
         self.obs_size, self.num_actions = self.vec.encoder.size, self.vec.num_actions
         self.policy = PolicyNet(self.obs_size, self.num_actions, cfg.hidden_sizes)
@@ -78,10 +79,9 @@ class RolloutWorker:
         self.observed = {LEARN, "pool", *(spec for spec, bot in self.bots.items() if isinstance(bot, PolicyBot))}
         kinds = list(cfg.opponents)
         self.kinds, self.shares = kinds, [cfg.opponents[k] for k in kinds]
-        n = rules.num_players
         self.controllers: list[list[tuple]] = [[] for _ in range(cfg.num_envs)]
         self.learner = [0] * cfg.num_envs
-        self.pending: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(cfg.num_envs)]
+        self.pending: list[list[list[int]]] = [[] for _ in range(cfg.num_envs)]
         self.carry: dict[str, np.ndarray] | None = None  # decisions of trajectories still running
         self.start_moves = [0] * cfg.num_envs
         for i in range(cfg.num_envs):
@@ -89,7 +89,7 @@ class RolloutWorker:
 
     def _seat_players(self, i: int) -> None:
         """Who plays each seat of the deal now in slot i: the learner at a random seat, the rest by the shares."""
-        n = self.rules.num_players
+        n = self.vec.games[i].n
         learner = self.rng.randrange(n)
         seats = []
         for s in range(n):
@@ -144,7 +144,8 @@ class RolloutWorker:
                     bot = self.bots[ctrl[0]]
                     for i in rows:
                         game = games[i]
-                        actions[i] = bot.act(game.view(game.to_act))
+                        action = bot.act(game.view(game.to_act))
+                        actions[i] = action if self.tables is None else vec.to_network(game, action)
             vec.step(actions, write=False)
             games = vec.games
             for i in np.flatnonzero(vec.ended | vec.truncated).tolist():

@@ -24,7 +24,7 @@ import yaml
 from baselines.progress import interrupted
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
-from durak_env.observation import ObservationEncoder
+from durak_env.observation import network_shape
 
 from .checkpoints import WriteFailed, load_checkpoint, make_checkpoint, save_atomic
 from .config import ConfigError, TrainConfig
@@ -87,8 +87,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     rules = cfg.make_rules()
     torch.set_num_threads(cfg.torch_threads())
     torch.manual_seed(cfg.seed)  # before the network is built: its initial weights come from this seed
-    enc = ObservationEncoder(rules)
-    net = PolicyNet(enc.size, enc.num_actions, cfg.hidden_sizes)
+    net = PolicyNet(*network_shape(rules), cfg.hidden_sizes)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     gen = torch.Generator().manual_seed(cfg.seed)
     state = restore(run_dir, net, opt, gen) if resumed else RunState()
@@ -171,7 +170,7 @@ def restore(run_dir: Path, net: PolicyNet, opt: torch.optim.Optimizer, gen: torc
     return RunState(**{k: ckpt[k] for k in RunState.__dataclass_fields__})
 
 
-def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules, run_dir: Path, progress: bool) -> None:
+def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules | None, run_dir: Path, progress: bool) -> None:
     """Before PPO: take the weights of the ``init_from`` bot, if any, then imitate the teacher bot, if any
     (training/pretrain.py; its figures go to ``pretrain.json``)."""
     if cfg.init_from is not None:
@@ -182,7 +181,8 @@ def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules, run_dir: Path, pr
         return
     from .pretrain import collect, fit
 
-    data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.workers(), progress=progress)
+    data = collect(rules, cfg.pretrain_teacher, cfg.pretrain_games, cfg.seed, cfg.workers(), progress=progress,
+                   tables=cfg.make_tables())
     stats = fit(net, data, cfg.pretrain_epochs, 1e-3, cfg.minibatch_size, cfg.seed)
     net.sharpen(cfg.pretrain_temperature)
     stats["decisions"], stats["temperature"] = len(data[0]), cfg.pretrain_temperature
@@ -256,7 +256,7 @@ def grow_pool(state: RunState, net: PolicyNet, cfg: TrainConfig) -> None:
         state.pool_version += 1
 
 
-def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules, net: PolicyNet, opt: torch.optim.Optimizer,
+def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules | None, net: PolicyNet, opt: torch.optim.Optimizer,
                gen: torch.Generator, state: RunState, log: "RunLog", clock: Clock, evaluate: bool) -> None:
     """Write ``update_*.pt`` and ``latest.pt``; when asked, first export the policy and evaluate it against
     HeuristicBot (the evaluation is saved with the checkpoint)."""
@@ -277,21 +277,37 @@ def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules, net: PolicyNet, op
         except (OSError, RuntimeError) as err:  # torch's ONNX writer reports a full disk as a RuntimeError
             raise WriteFailed(f"cannot write {path.with_suffix('.onnx').name} ({str(err).splitlines()[0]}); the last "
                               "checkpoint written is kept: durak train --resume continues from it") from None
-        log.evaluation(state, evaluate_bot(bot, cfg, rules, cfg.eval_games))
+        log.evaluation(state, evaluate_bot(bot, cfg, cfg.eval_games))
         clock.eval_seconds = time.monotonic() - started
         save(path)
     save(run_dir / "checkpoints" / "latest.pt")
+    prune(run_dir / "checkpoints", cfg.keep_checkpoints)
 
 
-def evaluate_bot(path: Path, cfg: TrainConfig, rules: Rules, games: int) -> dict:
-    """The exported bot at one seat, HeuristicBot at every other, on duplicate deals in every rotation."""
+def prune(folder: Path, keep: int) -> None:
+    """Delete all but the last ``keep`` numbered checkpoints that were not evaluated (0: keep every one); an
+    evaluated one keeps its bot file and stays."""
+    if not keep:
+        return
+    plain = [p for p in sorted(folder.glob("update_*.pt")) if not p.with_suffix(".onnx").exists()]
+    for old in plain[:-keep]:
+        old.unlink(missing_ok=True)
+
+
+def evaluate_bot(path: Path, cfg: TrainConfig, games: int) -> list[dict]:
+    """The exported bot at one seat, HeuristicBot at every other, on duplicate deals in every rotation: a row
+    for each table of ``cfg.evaluation_tables()`` (the rules trained for, or the tables of a policy for any)."""
     from baselines.evaluate import evaluate
 
-    lineup = [str(path)] + ["heuristic"] * (rules.num_players - 1)
-    report = evaluate(lineup, rules, games=games, seed=cfg.seed + 7, workers=cfg.workers(), keep_records=False)
-    me = report.stats[0]
-    return {"not_fool": 1 - me.fool_rate, "not_fool_ci": [1 - me.fool_ci[1], 1 - me.fool_ci[0]],
-            "fool_rate": me.fool_rate, "score": me.score, "games": report.games}
+    rows = []
+    for table, rules in cfg.evaluation_tables():
+        lineup = [str(path)] + ["heuristic"] * (rules.num_players - 1)
+        report = evaluate(lineup, rules, games=games, seed=cfg.seed + 7, workers=cfg.workers(), keep_records=False)
+        me = report.stats[0]
+        rows.append({"table": table, "seats": rules.num_players, "not_fool": 1 - me.fool_rate,
+                     "not_fool_ci": [1 - me.fool_ci[1], 1 - me.fool_ci[0]], "fool_rate": me.fool_rate,
+                     "score": me.score, "games": report.games})
+    return rows
 
 
 class RunLog:
@@ -302,7 +318,6 @@ class RunLog:
 
         self.run_dir = run_dir
         self.cfg = cfg
-        self.seats = cfg.make_rules().num_players
         self.writer = SummaryWriter(str(run_dir / "tb"), purge_step=state.global_step or None)
         self.show = progress
         self.progress = None
@@ -315,15 +330,19 @@ class RunLog:
         self.progress = Progress("train", self.cfg.total_steps, "step", budget=clock.budget, done=state.global_step,
                                  elapsed=clock.elapsed(), enabled=self.show)
 
-    def evaluation(self, state: RunState, result: dict) -> None:
-        row = {"update": state.update, "global_step": state.global_step, **result}
-        state.evals.append(row)
-        self.writer.add_scalar("eval/not_fool_vs_heuristic", row["not_fool"], state.global_step)
-        self.writer.add_scalar("eval/score_vs_heuristic", row["score"], state.global_step)
+    def evaluation(self, state: RunState, results: list[dict]) -> None:
+        """One evaluation's rows (a row per table) into TensorBoard (``eval/...``, or ``eval/<table>/...`` for a
+        policy for any rules), ``evals.jsonl`` and the learning curve."""
+        rows = [{"update": state.update, "global_step": state.global_step, **result} for result in results]
+        state.evals += rows
+        for row in rows:
+            where = f"eval/{row['table']}/" if self.cfg.universal else "eval/"
+            self.writer.add_scalar(f"{where}not_fool_vs_heuristic", row["not_fool"], state.global_step)
+            self.writer.add_scalar(f"{where}score_vs_heuristic", row["score"], state.global_step)
         try:
             with open(self.run_dir / "evals.jsonl", "a") as f:
-                f.write(json.dumps(row) + "\n")
-            plot_curve(state.evals, self.run_dir / "learning_curve.png", self.seats)
+                f.writelines(json.dumps(row) + "\n" for row in rows)
+            plot_curve(state.evals, self.run_dir / "learning_curve.png")
         except OSError as err:
             raise WriteFailed(f"cannot write the evaluations in {self.run_dir} ({err.strerror or err}); the last "
                               "checkpoint written is kept: durak train --resume continues from it") from None
@@ -337,7 +356,8 @@ class RunLog:
             self.writer.add_scalar(f"train/{k}", v, state.global_step)
         post = {"upd": state.update, "steps/s": f"{stats['steps_per_s']:.0f}", "ent": f"{stats['entropy']:.2f}"}
         if state.evals:
-            post["vs heuristic"] = f"{state.evals[-1]['not_fool']:.3f}"
+            last = [e["not_fool"] for e in state.evals if e["update"] == state.evals[-1]["update"]]
+            post["vs heuristic"] = f"{sum(last) / len(last):.3f}"
         if self.progress is not None:
             self.progress.update(state.global_step, **post)
 
@@ -349,30 +369,39 @@ class RunLog:
             self.progress.end(reason, note)
 
 
-def plot_curve(evals: list[dict], path: Path, seats: int = 2) -> None:
+def plot_curve(evals: list[dict], path: Path) -> None:
     """The not-the-fool rate against HeuristicBot at every other seat over training, with its interval and
-    the line a HeuristicBot in the learner's seat would draw (1 - 1/seats: 0.5 in 2-player, 0.75 in 4)."""
+    the line a HeuristicBot in the learner's seat would draw (1 - 1/seats: 0.5 in 2-player, 0.75 in 4); one
+    line per table where a policy for any rules was evaluated at several."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    steps = [e["global_step"] for e in evals]
-    rate = [e["not_fool"] for e in evals]
-    lo = [e["not_fool_ci"][0] for e in evals]
-    hi = [e["not_fool_ci"][1] for e in evals]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.fill_between(steps, lo, hi, alpha=0.25, color="#4878a8")
-    ax.plot(steps, rate, marker="o", color="#4878a8")
-    even = 1 - 1 / seats
-    ax.axhline(even, color="grey", lw=0.8, ls="--")
-    ax.annotate("HeuristicBot in this seat", (steps[0], even), xytext=(2, 3), textcoords="offset points",
-                fontsize=8, color="grey")
+    tables: dict[str, list[dict]] = {}
+    for e in evals:
+        tables.setdefault(e.get("table", ""), []).append(e)
+    fig, ax = plt.subplots(figsize=(6, 3.6) if len(tables) == 1 else (8, 4.8))
+    for table, rows in tables.items():
+        steps = [e["global_step"] for e in rows]
+        line, = ax.plot(steps, [e["not_fool"] for e in rows], marker="o", label=table, ms=3)
+        ax.fill_between(steps, [e["not_fool_ci"][0] for e in rows], [e["not_fool_ci"][1] for e in rows], alpha=0.2,
+                        color=line.get_color())
+    seats = {rows[0].get("seats", 2) for rows in tables.values()}
+    if len(tables) == 1:
+        even = 1 - 1 / seats.pop()
+        ax.axhline(even, color="grey", lw=0.8, ls="--")
+        ax.annotate("HeuristicBot in this seat", (evals[0]["global_step"], even), xytext=(2, 3),
+                    textcoords="offset points", fontsize=8, color="grey")
+        n = evals[0].get("seats", 2)
+        others = "the other seat" if n == 2 else f"the other {n - 1} seats"
+        ax.set_title(f"not the fool, HeuristicBot at {others} (95% CI)")
+    else:
+        ax.legend(fontsize=7, loc="lower right")
+        ax.set_title("not the fool, HeuristicBot at every other seat, by table (95% CI)")
     ax.set_xlabel("learner decisions")
     ax.set_ylabel("not the fool vs HeuristicBot")
     ax.set_ylim(0, 1)
-    others = "the other seat" if seats == 2 else f"the other {seats - 1} seats"
-    ax.set_title(f"not the fool, HeuristicBot at {others} (95% CI)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -87,6 +87,24 @@ def layout_for(deck_size: int) -> Layout:
                   size=3 * d + 2, low=LOWEST_RANK[d], width=(1 << (NUM_RANKS - LOWEST_RANK[d])) - 1)
 
 
+UNIVERSAL_DECK = 52
+"""The deck whose layout a network for any table answers in (every smaller deck's cards are among its own)."""
+
+
+@lru_cache(maxsize=None)
+def translation(deck_size: int, to_size: int = UNIVERSAL_DECK) -> tuple[int, ...]:
+    """Action index in ``deck_size``'s layout -> the same move's index in ``to_size``'s: the kind's offset there
+    plus the card's slot there (a 24-card deck's cards are all in the 36- and 52-card decks).  How a network
+    for any table (``UNIVERSAL_DECK``'s layout) reads and answers the moves of a smaller deck."""
+    src, dst = layout_for(deck_size), layout_for(to_size)
+    if any(dst.slot_of[c] < 0 for c in src.card_of):
+        raise ValueError(f"a {to_size}-card deck does not hold every card of a {deck_size}-card one")
+    out: list[int] = []
+    for offset in (dst.attack, dst.defend, dst.transfer):
+        out += [offset + dst.slot_of[c] for c in src.card_of]
+    return tuple(out + [dst.take, dst.done])
+
+
 def num_actions(rules: Rules) -> int:
     return layout_for(rules.deck_size).size
 

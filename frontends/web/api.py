@@ -143,11 +143,12 @@ def policy_choices(options: Options) -> list[dict[str, Any]]:
 
 def presets_offered() -> list[dict[str, Any]]:
     """Each preset with the table sizes it can deal (2-6 seats, as the deck allows) and the sizes a shipped
-    trained bot was made for."""
+    trained bot plays (every size where a universal bot ships)."""
     out = []
     for name, about in Rules.presets().items():
         seats = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if Rules.preset(name).can_seat(n)]
-        trained = [n for n in seats if any(r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
+        trained = [n for n in seats
+                   if any(r is None or r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
         out.append({"name": name, "about": about, "seats": seats, "trained": trained})
     return out
 
@@ -299,7 +300,7 @@ class Api:
                     bot = make_bot("trained", rules=rules) if path is None else make_bot(path)
                 except ValueError:
                     continue
-                if bot.rules == rules:
+                if bot.rules == rules or getattr(bot, "universal", False):
                     self._hint_bots[rules] = bot
                     break
             else:
