@@ -34,6 +34,7 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "seed001-transfer": (BOTS_DIR / "seed001-transfer.onnx", Rules.preset("seed001-transfer", num_players=3)),
     "seed001-transfer-0.2": (BOTS_DIR / "seed001-transfer-0.2.onnx", Rules.preset("seed001-transfer", num_players=3)),
     "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
+    "universal": (BOTS_DIR / "universal.onnx", None),
 }
 """Pretrained policies shipped with the package, by family: the file and the rules it was trained for, None
 for a universal file, which plays any rules (each file carries its rules too; a test checks they agree).

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -43,9 +44,10 @@ def tables(config: str) -> list[tuple[str, Rules, bool]]:
 
 
 def specialist(rules: Rules) -> str | None:
-    """The shipped bot file trained for exactly these rules (the current one of its family), if any."""
+    """The shipped bot file trained for exactly these rules (the current one of its family, not a bot kept under
+    its version such as podkidnoy-0.2), if any."""
     for name, (path, made_for) in SHIPPED_BOTS.items():
-        if made_for == rules and not name[-1].isdigit():
+        if made_for == rules and not re.search(r"-\d+\.\d+$", name):
             return str(path)
     return None
 
@@ -69,6 +71,40 @@ def table_row(name: str, rules: Rules, held_out: bool, bot: str, games: int, see
     u, h = row["universal"]["fool_rate"], row["heuristic"]["fool_rate"]
     row["meets"] = u <= 0.6 / n and u < h and (own is None or u <= row["specialist"]["fool_rate"] + 0.02)
     return row
+
+
+def decision_time(bot_file: str, rules: Rules, positions: int = 4000) -> tuple[float, float]:
+    """Milliseconds a move at ``rules`` (ONNX Runtime, one thread): ``act`` on positions of random play with
+    more than one legal move, and the network call alone."""
+    import random
+
+    from baselines.policy_file import load_bot
+    from durak_env import Game
+
+    bot = load_bot(bot_file, rules=rules)
+    rng, views, seed = random.Random(1), [], 0
+    while len(views) < positions:
+        game, seed = Game(rules, seed=seed), seed + 1
+        while game.result is None and len(views) < positions:
+            view = game.view(game.to_act)
+            if len(view.legal_actions) > 1:
+                views.append(view)
+            game.step(rng.choice(game.legal_actions()))
+    for view in views[:50]:
+        bot.act(view)
+    began = time.perf_counter()
+    for view in views:
+        bot.act(view)
+    act = (time.perf_counter() - began) / len(views) * 1000
+    began = time.perf_counter()
+    for _ in range(positions):
+        bot.predict(bot._obs, bot._mask)
+    return act, (time.perf_counter() - began) / positions * 1000
+
+
+SIX_SEATS = {"seed003-6": Rules.preset("seed003", num_players=6),
+             "52 cards, neighbours throw in": Rules(num_players=6, deck_size=52, throw_in="neighbours")}
+"""Where the decision time is measured: six seats, the largest observation."""
 
 
 def markdown(rows: list[dict], bot: str) -> str:
@@ -126,7 +162,14 @@ def main() -> int:
               f"{done_path} and the same command goes on", file=sys.stderr)
         return 130
     rows = [kept[name] for name, _, _ in tables(args.config) if name in kept]
-    Path(args.out + ".md").write_text(markdown(rows, Path(args.bot).name))
+    times = []
+    for name, rules in SIX_SEATS.items():
+        act, network = decision_time(args.bot, rules)
+        times.append(f"- {name}: {act:.3f} ms a move ({network:.3f} ms the network call alone)")
+        print(times[-1][2:], flush=True)
+    Path(args.out + ".md").write_text(markdown(rows, Path(args.bot).name)
+                                      + "\nDecision time at six seats (ONNX Runtime, one thread; the machine's load counts):\n\n"
+                                      + "\n".join(times) + "\n")
     met = sum(r["meets"] for r in rows)
     print(f"universal: {met} of {len(rows)} tables meet their targets ({args.games:,} games a seat) in "
           f"{time.time() - started:.0f} s; wrote {args.out}.md")

@@ -221,10 +221,12 @@ def test_eval_plays_a_bot_file_at_the_table_it_was_trained_for(capsys):
     assert "trained for other rules" in capsys.readouterr().err
 
 
-def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys):
-    """Asked for a trained bot where none is shipped, play says which rules it is for and which have one."""
+def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys, monkeypatch):
+    """Asked for a trained bot where none is shipped (the universal bot taken away: it plays any rules), play
+    says which rules it is for and which have one."""
     from baselines import SHIPPED_BOTS
 
+    monkeypatch.delitem(SHIPPED_BOTS, "universal")
     assert main(["play", "--rules", "seed002-neighbours", "--players", "5", "--opponent", "trained"]) == 2
     err = capsys.readouterr().err
     assert "seed002-neighbours, 5 players" in err

@@ -140,8 +140,12 @@ def test_network_search_names(name, playouts, seconds):
     assert (bot.playouts, bot.seconds) == (playouts, seconds)
 
 
-def test_the_network_search_needs_a_policy_with_rules_that_match():
-    with pytest.raises(ValueError, match="no shipped bot was trained for these rules"):
-        make_bot("search:net", rules=Rules.preset("seed002", num_players=5))
+def test_the_network_search_plays_any_rules_through_the_universal_bot():
+    """Rules with no specialist (seed 002 at five) get the universal bot bound to them; a budget is a budget."""
+    rules = Rules.preset("seed002", num_players=5)
+    bot = make_bot("search:net:8", rules=rules, seed=1)
+    assert bot.policy.universal and bot.rules == rules
+    game = Game(rules, seed=3)
+    assert bot.act(game.view(game.to_act)) in game.legal_actions()
     with pytest.raises(ValueError, match="budget"):
         make_bot("search:net:fast")

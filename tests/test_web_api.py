@@ -120,9 +120,9 @@ def test_options_offer_presets_seats_and_bots(client):
     presets = {p["name"]: p for p in data["presets"]}
     assert set(presets) == set(Rules.presets())
     assert presets["seed003"]["seats"] == [2, 3, 4, 5, 6]  # five cards each at a full table of six
-    assert presets["podkidnoy"]["seats"] == [2, 3, 4, 5] and presets["podkidnoy"]["trained"] == [2]
-    assert presets["perevodnoy"]["trained"] == [2] and presets["seed001-transfer"]["trained"] == [3]
-    assert presets["seed003"]["trained"] == [4]  # the page offers each shipped bot at the table it was made for
+    assert presets["podkidnoy"]["seats"] == [2, 3, 4, 5]
+    # the universal bot plays every table: a trained bot is offered at every size of every preset
+    assert all(p["trained"] == p["seats"] for p in presets.values())
     assert data["preset"] == "podkidnoy" and data["opponents"] == ["heuristic"]
     names = {b["name"] for b in data["bots"]}
     assert {"random", "easy", "heuristic", "search:fast", "search:medium", "search:strong", "search:mcts"} <= names
@@ -152,7 +152,6 @@ def test_the_page_and_its_files_are_served_and_nothing_else(client):
     ("post", "/api/games", {"seat": 5}, 422, "seat must be"),
     ("post", "/api/games", {"seed": -3}, 422, "seed must be"),
     ("post", "/api/games", {"match": "yes"}, 422, "match must be true or false"),
-    ("post", "/api/games", {"preset": "seed003", "players": 3, "opponents": ["trained"]}, 422, "no shipped bot"),
     ("post", "/api/games", [1, 2], 422, "JSON object"),
     ("put", "/api/games", {}, 405, "Method Not Allowed"),
     ("post", "/api/replays", {"format": "chess"}, 422, "not a game record"),
@@ -223,8 +222,9 @@ def test_hints_come_from_the_persons_view_and_name_legal_moves_only(client):
     assert abs(sum(m["p"] for m in hint["moves"]) - 1) < 1e-3
     check_honest(client, data["id"], hint)
     other = client.post("/api/games", json={"preset": "seed002-neighbours", "players": 5, "seed": 1}).json()
-    response = client.get(f"/api/games/{other['id']}/hint")
-    assert response.status_code == 404 and "no trained bot" in response.json()["error"]
+    hint = client.get(f"/api/games/{other['id']}/hint").json()  # no specialist: the universal bot's hint
+    assert {m["action"] for m in hint["moves"]} == set(legal_actions(other["state"]))
+    check_honest(client, other["id"], hint)
 
 
 def test_a_seed003_match_adds_up_points_over_its_deals(client):
@@ -280,3 +280,18 @@ def test_the_server_binds_to_this_computer_by_default_and_reads_bot_files_only_f
 
     # The bot maker reads a name and the files given at start, never the request: names, never paths.
     assert "body" not in inspect.getsource(Api._bot) and "body" not in inspect.getsource(Api._hint_bot)
+
+
+def test_without_a_universal_bot_rules_with_no_specialist_have_no_trained_bot(client, monkeypatch):
+    """Where no bot plays the rules (the universal bot taken away), a trained opponent is refused in one line and
+    a hint is not found; the page offers a trained bot only where a specialist plays."""
+    import baselines
+
+    monkeypatch.delitem(baselines.SHIPPED_BOTS, "universal")
+    response = client.post("/api/games", json={"preset": "seed003", "players": 3, "opponents": ["trained"]})
+    assert response.status_code == 422 and "no shipped bot" in response.json()["error"]
+    other = client.post("/api/games", json={"preset": "seed001", "players": 5, "seed": 1}).json()
+    response = client.get(f"/api/games/{other['id']}/hint")
+    assert response.status_code == 404 and "no trained bot" in response.json()["error"]
+    presets = {p["name"]: p for p in client.get("/api/options").json()["presets"]}
+    assert presets["podkidnoy"]["trained"] == [2] and presets["seed003"]["trained"] == [4]

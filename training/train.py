@@ -381,10 +381,12 @@ def plot_curve(evals: list[dict], path: Path) -> None:
     tables: dict[str, list[dict]] = {}
     for e in evals:
         tables.setdefault(e.get("table", ""), []).append(e)
-    fig, ax = plt.subplots(figsize=(6, 3.6) if len(tables) == 1 else (8, 4.8))
-    for table, rows in tables.items():
+    fig, ax = plt.subplots(figsize=(6, 3.6) if len(tables) == 1 else (7, 4.5))
+    colours = plt.get_cmap("tab20").colors
+    for k, (table, rows) in enumerate(tables.items()):
         steps = [e["global_step"] for e in rows]
-        line, = ax.plot(steps, [e["not_fool"] for e in rows], marker="o", label=table, ms=3)
+        line, = ax.plot(steps, [e["not_fool"] for e in rows], marker="o", label=table, ms=3,
+                        color=colours[k % len(colours)])
         ax.fill_between(steps, [e["not_fool_ci"][0] for e in rows], [e["not_fool_ci"][1] for e in rows], alpha=0.2,
                         color=line.get_color())
     seats = {rows[0].get("seats", 2) for rows in tables.values()}
@@ -397,13 +399,12 @@ def plot_curve(evals: list[dict], path: Path) -> None:
         others = "the other seat" if n == 2 else f"the other {n - 1} seats"
         ax.set_title(f"not the fool, HeuristicBot at {others} (95% CI)")
     else:
-        ax.legend(fontsize=7, loc="lower right")
-        ax.set_title("not the fool, HeuristicBot at every other seat, by table (95% CI)")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.set_title("not the fool, HeuristicBot at every other seat (95% CI)")
     ax.set_xlabel("learner decisions")
     ax.set_ylabel("not the fool vs HeuristicBot")
     ax.set_ylim(0, 1)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, bbox_inches="tight")  # the margins fitted to the labels and a legend beside the axes
     plt.close(fig)
 
 
