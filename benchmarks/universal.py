@@ -23,7 +23,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+try:  # the installed package (a wheel's compiled engine) when there is one, else this checkout's source
+    import durak_env  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from baselines import SHIPPED_BOTS  # noqa: E402
 from baselines.evaluate import evaluate  # noqa: E402

@@ -279,6 +279,7 @@ def test_a_run_over_tables_evaluates_each_table_and_exports_a_universal_bot(tmp_
     assert [r["seats"] for r in rows[:3]] == [2, 6, 3]
     bot = load_bot(run / "bot.onnx")
     assert bot.universal and bot.metadata["rules"] is None
+    assert bot.metadata["tables"]["held_out"] == TINY_ANY["tables"]["held_out"]  # the file names what it never saw
     assert (run / "pretrain.json").exists() and (run / "learning_curve.png").exists()
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

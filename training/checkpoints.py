@@ -41,6 +41,8 @@ def policy_metadata(cfg: TrainConfig, rules: Rules | None, trainer: str, update:
         extra["teacher"] = cfg.pretrain_teacher
     if cfg.init_from is not None:
         extra["init_from"] = cfg.init_path().name
+    if cfg.universal:
+        extra["tables"] = cfg.make_tables().to_dict()  # what it was dealt, and the rule sets held out of it
     return bot_metadata(rules, cfg.hidden_sizes, trainer=trainer, update=update, global_step=global_step,
                         opponents=dict(cfg.opponents), seed=cfg.seed, **extra)
 
