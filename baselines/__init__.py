@@ -35,13 +35,14 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "seed001-transfer-0.2": (BOTS_DIR / "seed001-transfer-0.2.onnx", Rules.preset("seed001-transfer", num_players=3)),
     "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
     "universal": (BOTS_DIR / "universal.onnx", None),
+    "universal-ppo": (BOTS_DIR / "universal-ppo.onnx", None),
 }
 """Pretrained policies shipped with the package, by family: the file and the rules it was trained for, None
 for a universal file, which plays any rules (each file carries its rules too; a test checks they agree).
-``make_bot("trained")`` picks the first made for the rules in play, and a universal file for rules that have
-none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
-that a comparison with it can always be rerun (``trained:perevodnoy-0.2`` and ``trained:seed001-transfer-0.2``
-too)."""
+``make_bot("trained")`` picks the first made for the rules in play, and the universal bot (``universal``) for
+rules that have none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
+that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:seed001-transfer-0.2``
+too, and ``trained:universal-ppo``, the universal bot of PPO alone, before the specialists were merged in)."""
 
 
 def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
@@ -55,9 +56,8 @@ def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
     for path, made_for in SHIPPED_BOTS.values():
         if made_for == rules:
             return _present(path)
-    for path, made_for in SHIPPED_BOTS.values():
-        if made_for is None:
-            return _present(path)
+    if "universal" in SHIPPED_BOTS:
+        return _present(SHIPPED_BOTS["universal"][0])
     have = "; ".join(f"{name} ({r.describe() if r else 'any rules'})" for name, (_, r) in SHIPPED_BOTS.items())
     raise ValueError(f"no shipped bot was trained for these rules ({rules.describe()}); shipped bots: {have}")
 

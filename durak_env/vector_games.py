@@ -150,49 +150,43 @@ class VectorGames:
 
     def write(self, rows: list[int] | None = None) -> None:
         """Write the decision of every deal, or of the deals in ``rows``: the acting seat, its observation and
-        its legal mask (the other rows of ``obs`` and ``mask`` are left as they were)."""
+        its legal mask (the other rows of ``obs`` and ``mask`` are left as they were).  Over tables each deal
+        is encoded by its table's encoder and its legal moves are translated into the 52-card layout."""
         games = self.games
         seats = [g.to_act for g in games]
         self.seats[:] = _ints(seats)
-        if self.tables is not None:
-            rows = list(range(self.num_envs)) if rows is None else rows
-            self._write_tables(rows, seats)
-            return
         if rows is None:
             rows = list(range(self.num_envs))
-            self.encoder.encode_games(games, seats, self.obs)
             self.mask.fill(0)
-        elif rows:
-            self.obs[rows] = self.encoder.encode_games([games[i] for i in rows], [seats[i] for i in rows],
-                                                       np.empty((len(rows), self.obs.shape[1]), np.float32))
+        else:
             self.mask[rows] = 0
+        for encoder, group in self._by_encoder(rows):
+            if len(group) == self.num_envs:
+                encoder.encode_games(games, seats, self.obs)
+            elif group:
+                self.obs[group] = encoder.encode_games([games[i] for i in group], [seats[i] for i in group],
+                                                       np.empty((len(group), self.obs.shape[1]), np.float32))
         width = self.num_actions
         flat: list[int] = []
-        for i in rows:
-            base = i * width
-            for a in games[i].legal_actions():
-                flat.append(base + a)
+        if self.tables is None:
+            for i in rows:
+                base = i * width
+                for a in games[i].legal_actions():
+                    flat.append(base + a)
+        else:  # each deal's own actions, translated into the 52-card layout
+            for i in rows:
+                base, into = i * width, translation(games[i].rules.deck_size)
+                flat += [base + into[a] for a in games[i].legal_actions()]
         self._flat_mask[_ints(flat)] = 1
 
-    def _write_tables(self, rows: list[int], seats: list[int]) -> None:
-        """``write`` of the universal layout: the rows grouped by their deal's rules, each group encoded by its
-        table's encoder, and the legal moves translated into the 52-card layout."""
-        games = self.games
+    def _by_encoder(self, rows: list[int]) -> list[tuple[ObservationEncoder, list[int]]]:
+        """``rows`` grouped by the encoder that writes them: one group, or over tables one per deal's rules."""
+        if self.tables is None:
+            return [(self.encoder, rows)]
         groups: dict[Rules, list[int]] = {}
         for i in rows:
-            groups.setdefault(games[i].rules, []).append(i)
-        for rules, group in groups.items():
-            encoder = self.encoder_for(rules)
-            self.obs[group] = encoder.encode_games([games[i] for i in group], [seats[i] for i in group],
-                                                   np.empty((len(group), self.obs.shape[1]), np.float32))
-        self.mask[rows] = 0
-        width = self.num_actions
-        flat: list[int] = []
-        for i in rows:
-            base, into = i * width, translation(games[i].rules.deck_size)
-            for a in games[i].legal_actions():
-                flat.append(base + into[a])
-        self._flat_mask[_ints(flat)] = 1
+            groups.setdefault(self.games[i].rules, []).append(i)
+        return [(self.encoder_for(rules), group) for rules, group in groups.items()]
 
     def encoder_for(self, rules: Rules) -> ObservationEncoder:
         """The universal encoder of a table (made once per rules; forgotten past 512 tables)."""

@@ -201,6 +201,9 @@ def test_every_shipped_bot_says_what_it_was_trained_for(family):
     else:
         assert bot.rules == made_for and meta["trained_for"] == made_for.describe()
     assert make_bot("trained", rules=made_for).rules == made_for
+    if meta["trainer"] == "distillation":  # PPO, then the specialists merged in (training/merge.py): its rounds
+        assert meta["rounds"] and all(r["decisions"] > 100_000 for r in meta["rounds"])
+        meta = meta["source"]
     assert meta["trainer"] == "ppo" and meta["config"].startswith("configs/") and (ROOT / meta["config"]).exists()
     kinds = {"self", "pool", "heuristic", "easy", "random", "search"}
     frozen = {name for name in meta["opponents"] if name.startswith("trained:")}  # a shipped bot, kept frozen

@@ -312,6 +312,13 @@ def test_the_shipped_universal_config_names_its_held_out_rules_and_deals_none_of
     assert len(evaluated) == len(set(evaluated)) >= 4 + 8
 
 
+def test_the_shipped_universal_bot_names_the_tables_it_was_dealt_and_held_out_the_configs():
+    """The shipped file says what it never saw: the config's held-out rule sets, which the README's table
+    marks as held out."""
+    bot = load_bot(shipped_bot(family="universal"))
+    assert bot.universal and bot.metadata["tables"] == TrainConfig.load("universal").make_tables().to_dict()
+
+
 def test_make_bot_trained_answers_for_rules_no_specialist_plays(monkeypatch, universal_file):
     import baselines
 

@@ -83,13 +83,9 @@ def search_deals(task: tuple) -> dict[str, np.ndarray]:
     def searched(view) -> int:
         action = search.act(view)
         if len(view.legal_actions) > 1:
-            total = sum(search.last_visits.values())
-            share = np.zeros(enc.num_actions, dtype=np.float32)
-            for a, visits in search.last_visits.items():
-                share[a] = visits / total
             obs.append(enc.encode(view))
             masks.append(enc.mask(view))
-            shares.append(share)
+            shares.append(move_shares(search, enc.num_actions))
             seats.append(view.seat)
         return action
 
@@ -113,19 +109,43 @@ def search_deals(task: tuple) -> dict[str, np.ndarray]:
             "outcome": np.asarray(outcomes, dtype=np.float32)}
 
 
+def move_shares(search: NetSearchBot, width: int) -> np.ndarray:
+    """The share of the last search's playouts through each move at its root, ``width`` actions wide."""
+    shares = np.zeros(width, dtype=np.float32)
+    total = sum(search.last_visits.values())
+    for a, visits in search.last_visits.items():
+        shares[a] = visits / total
+    return shares
+
+
 def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: Path) -> dict:
     """Train the policy of ``bot_file`` on the search's move shares and the outcomes; write ``out``."""
-    torch.manual_seed(cfg.seed)
     source = load_bot(bot_file)
     net = policy_from_bot_file(bot_file)
+    stats = fit_shares(net, data, cfg.temperature, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed)
+    meta = bot_metadata(source.rules, net.hidden_sizes, trainer="expert-iteration",
+                        teacher=f"search:net:{cfg.playouts}", guided_by=Path(bot_file).name, decisions=stats["decisions"],
+                        source={k: source.metadata.get(k) for k in ("trainer", "config", "update", "global_step",
+                                                                     "opponents", "seed")})
+    write_bot(ActionProbabilities(net), meta, net.obs_size, net.num_actions, "onnx", out)
+    return stats
+
+
+def fit_shares(net, data: dict[str, np.ndarray], temperature: float, epochs: int, learning_rate: float,
+               batch_size: int, seed: int) -> dict:
+    """Train ``net`` from its weights on ``data``'s move shares (cross-entropy with each row's distribution,
+    ``sharpen``ed by ``temperature``) and outcomes (the value head), with a twentieth of the rows held out to
+    report what it learned beyond its data: the policy loss, value loss and agreement of top moves there,
+    before and after.  Leaves ``net`` in eval mode."""
+    torch.manual_seed(seed)
     net.train()
     tensors = {k: torch.from_numpy(v) for k, v in data.items()}
-    tensors["share"] = sharpen(tensors["share"], cfg.temperature)
+    tensors["share"] = sharpen(tensors["share"], temperature)
     n = len(tensors["obs"])
-    held = max(1, n // 20)  # a twentieth held out, to report what the network learned beyond its data
-    order = torch.randperm(n, generator=torch.Generator().manual_seed(cfg.seed))
+    held = max(1, n // 20)
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
     train_rows, test_rows = order[held:], order[:held]
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
 
     def losses(rows):
         logits, value = net(tensors["obs"][rows], tensors["mask"][rows])
@@ -136,10 +156,10 @@ def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: P
 
     with torch.no_grad():
         before = [float(x) for x in losses(test_rows)]
-    for _ in range(cfg.epochs):
+    for _ in range(epochs):
         shuffled = train_rows[torch.randperm(len(train_rows))]
-        for start in range(0, len(shuffled), cfg.batch_size):
-            pi, v, _ = losses(shuffled[start:start + cfg.batch_size])
+        for start in range(0, len(shuffled), batch_size):
+            pi, v, _ = losses(shuffled[start:start + batch_size])
             opt.zero_grad()
             (pi + 0.5 * v).backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
@@ -147,11 +167,6 @@ def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: P
     net.eval()
     with torch.no_grad():
         after = [float(x) for x in losses(test_rows)]
-    meta = bot_metadata(source.rules, net.hidden_sizes, trainer="expert-iteration",
-                        teacher=f"search:net:{cfg.playouts}", guided_by=Path(bot_file).name, decisions=n,
-                        source={k: source.metadata.get(k) for k in ("trainer", "config", "update", "global_step",
-                                                                     "opponents", "seed")})
-    write_bot(ActionProbabilities(net), meta, net.obs_size, net.num_actions, "onnx", out)
     names = ("policy_loss", "value_loss", "agreement")
     return {"decisions": n, "held_out_before": dict(zip(names, before)), "held_out_after": dict(zip(names, after))}
 
@@ -173,21 +188,43 @@ def run_round(k: int, bot_file: str, cfg: ExpertConfig, say) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     tasks = [(bot_file, cfg.playouts, min(PART_GAMES, cfg.games - i), derive_seed("expert", cfg.seed, k, i),
               cfg.opponents) for i in range(0, cfg.games, PART_GAMES)]
-    todo = [(i, t) for i, t in enumerate(tasks) if not (folder / f"part-{i:04d}.npz").exists()]
-    started = time.monotonic()
-    with ProcessPoolExecutor(cfg.workers) as pool:
-        for done, ((i, _), part) in enumerate(zip(todo, pool.map(search_deals, [t for _, t in todo])), 1):
-            tmp = folder / f"part-{i:04d}.tmp.npz"
-            np.savez_compressed(tmp, **part)
-            tmp.replace(folder / f"part-{i:04d}.npz")
-            say(f"round {k}: part {len(tasks) - len(todo) + done}/{len(tasks)} "
-                f"({(time.monotonic() - started) / done:.0f} s a part)")
-    parts = [np.load(folder / f"part-{i:04d}.npz") for i in range(len(tasks))]
-    data = {key: np.concatenate([p[key] for p in parts]) for key in ("obs", "mask", "share", "outcome")}
+    data = play_parts(folder, tasks, search_deals, cfg.workers, say, f"round {k}: ")
     stats = distil(bot_file, data, cfg, bot)
     (folder / "distil.json").write_text(json.dumps(stats, indent=1))
     say(f"round {k}: {json.dumps(stats)}")
     return str(bot)
+
+
+def play_parts(folder: Path, tasks: list, play, workers: int, say, label: str = "") -> dict[str, np.ndarray]:
+    """Each task's part of the deals, played by ``play`` in ``workers`` processes and written to
+    ``folder/part-NNNN.npz`` (whole or not at all; the parts already there are kept, so a rerun goes on where a
+    run stopped); returns every part's arrays joined."""
+    todo = [(i, t) for i, t in enumerate(tasks) if not (folder / f"part-{i:04d}.npz").exists()]
+    started = time.monotonic()
+    with ProcessPoolExecutor(workers) as pool:
+        for done, ((i, _), part) in enumerate(zip(todo, pool.map(play, [t for _, t in todo])), 1):
+            tmp = folder / f"part-{i:04d}.tmp.npz"
+            np.savez_compressed(tmp, **part)
+            tmp.replace(folder / f"part-{i:04d}.npz")
+            say(f"{label}part {len(tasks) - len(todo) + done}/{len(tasks)} "
+                f"({(time.monotonic() - started) / done:.0f} s a part)")
+    parts = [np.load(folder / f"part-{i:04d}.npz") for i in range(len(tasks))]
+    return {key: np.concatenate([p[key] for p in parts]) for key in ("obs", "mask", "share", "outcome")}
+
+
+def command(prog: str, run, cfg) -> int:
+    """``run(cfg)`` as a command: its result printed; a ValueError said in one line (exit 2); Ctrl-C, as itself
+    or come out as another error (``baselines.progress.interrupted``), quietly (130)."""
+    try:
+        print(run(cfg, say=lambda line: print(line, flush=True)))
+    except ValueError as err:
+        print(f"{prog}: {err}", file=sys.stderr)
+        return 2
+    except BaseException as err:
+        if not interrupted(err):
+            raise
+        return 130
+    return 0
 
 
 def run(cfg: ExpertConfig, say=print) -> str:
@@ -215,16 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     cfg = ExpertConfig(args.start, args.out, args.rounds, args.games, args.playouts, temperature=args.temperature,
                        epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed, workers=args.workers)
-    try:
-        print(run(cfg, say=lambda line: print(line, flush=True)))
-    except ValueError as err:
-        print(f"expert: {err}", file=sys.stderr)
-        return 2
-    except BaseException as err:  # Ctrl-C, as itself or come out as another error (baselines.progress.interrupted)
-        if not interrupted(err):
-            raise
-        return 130
-    return 0
+    return command("expert", run, cfg)
 
 
 if __name__ == "__main__":

@@ -147,8 +147,8 @@ def presets_offered() -> list[dict[str, Any]]:
     out = []
     for name, about in Rules.presets().items():
         seats = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if Rules.preset(name).can_seat(n)]
-        trained = [n for n in seats
-                   if any(r is None or r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
+        trained = [n for n in seats if "universal" in SHIPPED_BOTS
+                   or any(r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
         out.append({"name": name, "about": about, "seats": seats, "trained": trained})
     return out
 
