@@ -53,13 +53,20 @@ def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
             raise ValueError(f"no shipped bot {family!r}; shipped: {', '.join(SHIPPED_BOTS)}")
         return _present(SHIPPED_BOTS[family][0])
     rules = rules or Rules()
-    for path, made_for in SHIPPED_BOTS.values():
-        if made_for == rules:
-            return _present(path)
-    if "universal" in SHIPPED_BOTS:
-        return _present(SHIPPED_BOTS["universal"][0])
+    name = trained_for(rules)
+    if name is not None:
+        return _present(SHIPPED_BOTS[name][0])
     have = "; ".join(f"{name} ({r.describe() if r else 'any rules'})" for name, (_, r) in SHIPPED_BOTS.items())
     raise ValueError(f"no shipped bot was trained for these rules ({rules.describe()}); shipped bots: {have}")
+
+
+def trained_for(rules: Rules) -> str | None:
+    """Which shipped bot plays ``rules`` as ``trained``: the first specialist made for them, else the universal
+    bot; None when neither ships."""
+    for name, (_, made_for) in SHIPPED_BOTS.items():
+        if made_for == rules:
+            return name
+    return "universal" if "universal" in SHIPPED_BOTS else None
 
 
 def _present(path: Path) -> Path:
@@ -124,4 +131,5 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
 
 
 __all__ = ["BOT_NAMES", "BUILTIN_BOTS", "LEVELS", "NEEDS_NUMPY", "POLICY_BOTS", "SHIPPED_BOTS", "Bot", "EasyBot",
-           "HeuristicBot", "PolicySearchBot", "RandomBot", "SearchBot", "heuristic_action", "make_bot", "shipped_bot"]
+           "HeuristicBot", "PolicySearchBot", "RandomBot", "SearchBot", "heuristic_action", "make_bot", "shipped_bot",
+           "trained_for"]

@@ -5,7 +5,10 @@ work; every step's digest (snapshot, legal moves, the acting seat's observation)
 must come out the same.  Issue 17 (the defender draws last after a transfer back)
 changed none of the ten games recorded then: in their three bouts where a transfer
 made the opener the defender, the defender took, so only one seat drew.  The
-eleventh game (perevodnoy, seed 11) was added then to pin the new order.
+eleventh game (perevodnoy, seed 11) was added then to pin the new order.  Issue 28 (one game state: what
+is derived follows from the facts) changed each game's last step alone: a finished deal has no bout, and its
+snapshot's ``bout_limit`` is 0 where it kept the last bout's; with the old value written back, all eleven
+final digests come out as recorded (the snapshot, the legal moves and the observation).
 """
 
 import json

@@ -327,3 +327,17 @@ def test_make_bot_trained_answers_for_rules_no_specialist_plays(monkeypatch, uni
     bot = make_bot("trained", rules=rules)
     assert bot.universal and bot.rules == rules
     assert make_bot("trained", rules=Rules()).rules == Rules() and not make_bot("trained", rules=Rules()).universal
+
+
+def test_trained_for_names_the_specialist_then_the_universal_bot_then_none(monkeypatch):
+    """One place says which shipped bot plays a table (``make_bot("trained")``, ``durak eval`` and the page's
+    list of trained table sizes ask it): a kept version never answers in place of the universal bot."""
+    import baselines
+    from baselines import trained_for
+
+    assert trained_for(Rules.preset("perevodnoy")) == "perevodnoy"
+    assert trained_for(Rules.preset("seed003", num_players=4)) == "seed003"
+    assert trained_for(Rules(num_players=6, deck_size=52)) == "universal"
+    monkeypatch.delitem(baselines.SHIPPED_BOTS, "universal")
+    assert trained_for(Rules(num_players=6, deck_size=52)) is None
+    assert trained_for(Rules.preset("podkidnoy")) == "podkidnoy"

@@ -60,4 +60,4 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
         known=list(view.known_masks), out_groups=[list(x) for x in view.out_groups],
         attacks=[int(a) for a, _ in view.table], defences=[-1 if d is None else int(d) for _, d in view.table],
         attacker=view.attacker, defender=view.defender, opener=view.opener, passed=mask_of(view.passed),
-        taking=view.taking, limit=view.bout_limit, bouts=view.bouts, first_seat=view.first_seat)
+        taking=view.taking, bouts=view.bouts, first_seat=view.first_seat)

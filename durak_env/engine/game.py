@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .actions import Action, Layout, decode_action, layout_for
-from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, SUITS, Card, cards_of, deck, mask_of, suit_of
+from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, Card, cards_of, deck, suit_of
 from .checks import is_integer
 from .refusal import Refusal
 from .rules import MAX_PLAYERS, Rules
-from .snapshot import load_snapshot
+from .snapshot import FACTS, load_snapshot, write_snapshot
 from .view import BoutEnd, SeatView
 
 _NEXT_IN: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
@@ -95,53 +95,63 @@ class Result:
         return tuple(0.0 if s in self.drawn else 2.0 * self.points[s] / (n - 1) - 1.0 for s in range(n))
 
 
+DERIVED: Final = ("n", "layout", "_before_beaten", "_after_take", "_bout_start", "trump", "out_mask", "open_count",
+                   "table_ranks", "cap", "limit", "throwers", "to_act", "result")
+"""What a game holds that ``Game._derive`` works out from its rules and facts (and the legal moves, cached
+on demand)."""
+
+
 class Game:
-    """One deal of Durak.  ``Game(rules, seed)`` shuffles and deals; ``step(action)`` plays."""
+    """One deal of Durak.  ``Game(rules, seed)`` shuffles and deals; ``step(action)`` plays.
+
+    A game holds its rules, its stored facts (``FACTS``, snapshot.py: the cards' places, the bout's seats and
+    state, the seats out) and what is derived from them (``_derive``, the one definition of each: whose move
+    it is, who may throw in, the cap, the table's ranks...).  A snapshot is the facts; a clone copies them and
+    derives the rest; a move changes the facts and keeps the derived ones in step where that is cheaper than
+    deriving them again, and ``check_invariants`` compares the two after every move the tests play.
+    """
 
     # Declared for mypyc, which compiles this module into a native class when the package is built as a
     # wheel (setup.py); the slots keep the pure-Python class as lean.  Compiled, a method checks the types
     # of its arguments: the public ones that take a caller's values (numpy integers, a tuple of cards) say
     # ``Any`` and check them themselves, as they always have.
     rules: Rules
-    n: int
-    layout: Layout
-    trump: int
+    # The stored facts, as snapshot.FACTS names them.
     trump_card: int
     stock: list[int]
     hands: list[int]
     discard: int
+    known: list[int]
+    out_groups: list[tuple[int, ...]]
     attacks: list[int]
     defences: list[int]
-    open_count: int
-    table_ranks: int
     attacker: int
     defender: int
     opener: int
     passed: int
     taking: bool
-    limit: int
     bouts: int
-    known: list[int]
-    out_groups: list[tuple[int, ...]]
-    out_mask: int
     first_seat: int
-    to_act: int
-    result: Result | None
-    throwers: tuple[int, ...]
-    last_bout: BoutEnd | None
-    cap: int
-    _legal: tuple[int, ...] | None
+    # Derived from the rules and the facts by ``_derive`` (the constants of the deal first).
+    n: int
+    layout: Layout
     _before_beaten: bool
     _after_take: bool
     _bout_start: bool
+    trump: int
+    out_mask: int
+    open_count: int
+    table_ranks: int
+    cap: int
+    limit: int
+    throwers: tuple[int, ...]
+    to_act: int
+    result: Result | None
+    _legal: tuple[int, ...] | None
+    # The last bout's end: an event, what the seats saw happen, which a snapshot does not keep.
+    last_bout: BoutEnd | None
 
-    __slots__ = (
-        "rules", "n", "layout", "trump", "trump_card", "stock", "hands", "discard",
-        "attacks", "defences", "open_count", "table_ranks", "attacker", "defender",
-        "opener", "passed", "taking", "limit", "bouts", "known", "out_groups",
-        "out_mask", "first_seat", "to_act", "result", "throwers", "last_bout", "cap", "_legal",
-        "_before_beaten", "_after_take", "_bout_start",
-    )
+    __slots__ = ("rules", *FACTS, *DERIVED, "_legal", "last_bout")
 
     def __init__(self, rules: Rules | None = None, seed: Any = None, first_seat: Any = 0, *, _empty: bool = False):
         if _empty:  # for the constructors below, which fill the game themselves (mypyc allows no other way)
@@ -167,69 +177,85 @@ class Game:
         return game
 
     @classmethod
-    def assemble(cls, rules: Rules, *, trump_card: int, stock: list[int], hands: list[int], discard: int,
-                 known: list[int], out_groups: Sequence[Sequence[int]], attacks: list[int], defences: list[int],
-                 attacker: int, defender: int, opener: int, passed: int, taking: bool, limit: int, bouts: int,
-                 first_seat: int) -> "Game":
-        """A game from its stored facts (``stock`` with the next card drawn last in the list, ``defences``
-        -1 where unbeaten).  Everything derivable is derived here: the table's ranks, who may throw in,
-        whose move it is, or the result when the facts describe a finished deal.  The facts are not
-        checked (snapshot.py validates them first); a position that waits on nobody raises ValueError."""
+    def assemble(cls, rules: Rules, **facts: Any) -> "Game":
+        """A game from its rules and its stored facts, each named as in ``FACTS`` (``stock`` with the next card
+        drawn last, ``defences`` -1 where unbeaten, ``hands``, ``known``, ``discard`` and ``passed`` as masks).
+        Everything else is derived (``_derive``).  The facts are not checked (snapshot.py validates them first);
+        a missing or unknown name, or a position that waits on nobody, raises ValueError."""
+        if facts.keys() != FACTS.keys():
+            raise ValueError(f"a game's facts are {', '.join(FACTS)}; got {', '.join(facts)}")
         g = cls(_empty=True)
-        g._bind(rules)
-        g.trump_card, g.trump = trump_card, suit_of(trump_card)
-        g.stock, g.hands, g.discard, g.known = stock, hands, discard, known
-        g.out_groups = [tuple(x) for x in out_groups]
-        g.out_mask = mask_of(s for grp in out_groups for s in grp)
-        g.first_seat, g.bouts, g.result, g.last_bout = first_seat, bouts, None, None
-        g.attacks, g.defences = attacks, defences
-        g.open_count = sum(1 for d in defences if d < 0)
-        g.table_ranks = 0
-        for c in attacks + [d for d in defences if d >= 0]:
-            g.table_ranks |= RANK_MASK_OF[c]
-        g.attacker, g.defender, g.opener = attacker, defender, opener
-        g.passed, g.taking, g.limit = passed, taking, limit
-        g.cap = rules.attack_cap(discard.bit_count(), bouts)
-        g._legal = None
-        g.to_act = -1
-        remaining = [s for s in range(g.n) if not g.out_mask >> s & 1]
-        g.throwers = ()
+        g.rules = rules
+        for name, value in facts.items():
+            setattr(g, name, [tuple(group) for group in value] if name == "out_groups" else value)
+        g._derive()
+        g.last_bout = None
+        return g
+
+    def _derive(self) -> None:
+        """Everything a game holds besides its rules and facts, from them: the one definition of each.  The
+        bout's part is ``_derive_bout``; a position between bouts (every card beaten, everyone passed) waits
+        on nobody and raises ValueError."""
+        rules = self.rules
+        self.n, self.layout = rules.num_players, layout_for(rules.deck_size)
+        self._before_beaten = rules.throw_in_before_beaten
+        self._after_take = rules.throw_in_after_take
+        self._bout_start = rules.defender_limit == "bout_start"
+        self.trump = suit_of(self.trump_card)
+        out = 0
+        for group in self.out_groups:
+            for seat in group:
+                out |= 1 << seat
+        self.out_mask = out
+        open_count = ranks = 0
+        for c in self.attacks:
+            ranks |= _RANK_MASK_OF[c]
+        for c in self.defences:
+            if c < 0:
+                open_count += 1
+            else:
+                ranks |= _RANK_MASK_OF[c]
+        self.open_count, self.table_ranks = open_count, ranks
+        self._legal, self.result = None, None  # whose move, the throwers: below (_finish or the bout)
+        remaining = [s for s in range(self.n) if not out >> s & 1]
         if len(remaining) <= 1:
-            g._finish(remaining, capped=False)
-        elif rules.max_bouts is not None and bouts >= rules.max_bouts:
-            g._finish(remaining, capped=True)
+            self._finish(remaining, capped=False)
+        elif rules.max_bouts is not None and self.bouts >= rules.max_bouts:
+            self._finish(remaining, capped=True)
         else:
-            # Only a deal that goes on has throwers: a finished one can name an attacker who went out, and
-            # the clockwise walk from the defender back to that attacker would never end.
-            g.throwers = g._compute_throwers()
-            actor = g._find_actor()
+            # Only a deal that goes on has a bout: a finished one can name an attacker who went out, and the
+            # clockwise walk from the defender back to that attacker would never end.
+            self._derive_bout()
+            actor = self._find_actor()
             if actor is None:
                 raise ValueError("the position is between bouts (every card beaten and everyone passed)")
-            g.to_act = actor
-        return g
+            self.to_act = actor
+
+    def _derive_bout(self) -> None:
+        """What the bout's seats, the discard and the bout count give, fixed until the bout ends or a transfer
+        moves it on: the cap, the defender's limit (seed 000: the cards it held when the bout began, which is
+        its hand and the cards it has beaten with) and who may throw in."""
+        self.cap = self.rules.attack_cap(self.discard.bit_count(), self.bouts)
+        self.limit = self.hands[self.defender].bit_count() + len(self.attacks) - self.open_count
+        self.throwers = self._compute_throwers()
 
     def _deal(self, rules: Rules, cards: list[int], first_seat: int) -> bool:
         """Seed 004: "The trump card sits at the front of the shuffled pack, and every draw comes off the back."
         Cards go out one at a time, starting with ``first_seat``.  Returns False when the rules want a redeal."""
         n = rules.num_players
-        self._bind(rules)
+        self.rules = rules
         self.trump_card = cards[0]
-        self.trump = suit_of(cards[0])
         self.hands = [0] * n
         for _ in range(rules.deal_size):
             for i in range(n):
                 self.hands[(first_seat + i) % n] |= 1 << cards.pop()
         self.stock = cards
-        self.discard = 0
+        self.discard = self.passed = self.bouts = 0
         self.known = [0] * n
-        self.out_groups = []
-        self.out_mask = 0
+        self.out_groups, self.attacks, self.defences = [], [], []
         self.first_seat = first_seat
-        self.bouts = 0
-        self.result = self.last_bout = None
-        self.attacks, self.defences = [], []
-        self.open_count = self.table_ranks = self.passed = 0
         self.taking = False
+        self.last_bout = None
         leader = self._lowest_trump_holder()
         if leader is None:
             lead = rules.no_trump_lead
@@ -237,22 +263,17 @@ class Game:
                 return False
             # "first_seat" (000) and "after_dealer" (003) are one seat: the first seat is the one after the dealer.
             leader = 0 if lead == "seat_zero" else first_seat
-        self._open_bout(leader)
-        self._advance()
+        self.attacker = self.opener = leader
+        self.defender = _NEXT_IN[n][0][leader]
+        self._derive()
         return True
-
-    def _bind(self, rules: Rules) -> None:
-        """The rules and what the hot paths read of them on every move (constants of the deal)."""
-        self.rules, self.n, self.layout = rules, rules.num_players, layout_for(rules.deck_size)
-        self._before_beaten = rules.throw_in_before_beaten
-        self._after_take = rules.throw_in_after_take
-        self._bout_start = rules.defender_limit == "bout_start"
 
     def _lowest_trump_holder(self) -> int | None:
         """Seed 000: "The player holding the lowest trump leads the first attack." """
         best, best_seat = 99, None
+        trump = suit_of(self.trump_card)
         for seat, hand in enumerate(self.hands):
-            trumps = hand & SUIT_MASKS[self.trump]
+            trumps = hand & SUIT_MASKS[trump]
             if trumps:
                 low = (trumps & -trumps).bit_length() - 1
                 if low < best:
@@ -468,8 +489,7 @@ class Game:
                 if action >= lay.transfer:  # the defender becomes the attacker of the next seat
                     self.attacker = seat
                     self.defender = self._next(seat)
-                    self.limit = self.hands[self.defender].bit_count()
-                    self.throwers = self._compute_throwers()
+                    self._derive_bout()
         self._advance()
 
     def why_not(self, action: Any) -> str | None:
@@ -539,12 +559,9 @@ class Game:
             self._end_bout(took=self.taking)
 
     def _open_bout(self, attacker: int) -> None:
-        # The cap changes only between bouts (with the discard and the bout count): fixed here for the bout.
-        self.cap = self.rules.attack_cap(self.discard.bit_count(), self.bouts)
         self.attacker = self.opener = attacker
         self.defender = self._next(attacker)
-        self.limit = self.hands[self.defender].bit_count()
-        self.throwers = self._compute_throwers()
+        self._derive_bout()
         self._legal = None
 
     def _end_bout(self, took: bool) -> None:
@@ -637,22 +654,20 @@ class Game:
         )
         self.to_act = -1
         self._legal = None
+        self.cap = self.limit = 0  # no bout: nothing more lands, and nobody throws in
+        self.throwers = ()
 
     # ----- copies, views and snapshots ----------------------------------------------------
 
     def clone(self) -> "Game":
-        """A cheap independent copy, for search."""
+        """An independent copy, for search: the facts copied (their lists too) and the rest derived."""
         g = Game(_empty=True)
-        g.rules, g.n, g.layout, g.trump, g.trump_card = self.rules, self.n, self.layout, self.trump, self.trump_card
-        g.stock, g.hands, g.known, g.discard = list(self.stock), list(self.hands), list(self.known), self.discard
-        g.attacks, g.defences = list(self.attacks), list(self.defences)
-        g.open_count, g.table_ranks, g.cap = self.open_count, self.table_ranks, self.cap
-        g.attacker, g.defender, g.opener, g.throwers = self.attacker, self.defender, self.opener, self.throwers
-        g.passed, g.taking, g.limit, g.bouts = self.passed, self.taking, self.limit, self.bouts
-        g.out_groups, g.out_mask = list(self.out_groups), self.out_mask  # the groups are tuples
-        g.first_seat, g.to_act, g.result, g.last_bout = self.first_seat, self.to_act, self.result, self.last_bout
-        g._before_beaten, g._after_take, g._bout_start = self._before_beaten, self._after_take, self._bout_start
-        g._legal = None
+        g.rules = self.rules
+        for name in FACTS:
+            value = getattr(self, name)
+            setattr(g, name, value.copy() if isinstance(value, list) else value)
+        g._derive()
+        g.last_bout = self.last_bout
         return g
 
     def view(self, seat: Any) -> SeatView:
@@ -660,29 +675,10 @@ class Game:
         return SeatView.of(self, seat)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable snapshot; ``Game.from_dict`` continues it identically."""
-        names = lambda mask: [str(CARDS[c]) for c in cards_of(mask)]  # noqa: E731
-        return {
-            "rules": self.rules.to_dict(),
-            "trump_suit": SUITS[self.trump],
-            "trump_card": str(Card(self.trump_card)),
-            "stock": [str(Card(c)) for c in reversed(self.stock)],
-            "hands": [names(h) for h in self.hands],
-            "discard": names(self.discard),
-            "table": [[str(Card(a)), None if d < 0 else str(Card(d))] for a, d in zip(self.attacks, self.defences)],
-            "attacker": self.attacker,
-            "defender": self.defender,
-            "opener": self.opener,
-            "to_act": None if self.result else self.to_act,
-            "passed": [s for s in range(self.n) if self.passed >> s & 1],
-            "taking": self.taking,
-            "bout_limit": self.limit,
-            "bouts": self.bouts,
-            "out": self.out,
-            "out_groups": [list(g) for g in self.out_groups],
-            "known": [names(k) for k in self.known],
-            "first_seat": self.first_seat,
-        }
+        """A JSON-serialisable snapshot: the rules and the facts (and, for readers, what is derived from them
+        that a player sees: the trump suit, whose move, the seats out, the bout's limit); ``Game.from_dict``
+        continues it identically."""
+        return write_snapshot(self)
 
     @classmethod
     def from_dict(cls, data: Any) -> "Game":
@@ -709,4 +705,4 @@ def _check_seat(seat: Any, n: int, name: str) -> None:
         raise ValueError(f"{name} must be a seat from 0 to {n - 1}, got {seat!r}")
 
 
-__all__ = ["Game", "IllegalAction", "Result"]
+__all__ = ["DERIVED", "Game", "IllegalAction", "Result"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from .cards import conservation_problem
+from .game import DERIVED
 from .rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
 
 
@@ -49,6 +50,7 @@ def check_invariants(game) -> None:
         _require(game.stock[0] == game.trump_card, "the trump card is not the last card of the stock")
     if rules.max_bouts is not None:
         _require(game.bouts <= rules.max_bouts, "more bouts than the cap")
+    check_derived(game)
     if game.is_over:
         _require(game.legal_actions() == (), "a finished deal offers moves")
         check_result(game)
@@ -56,12 +58,19 @@ def check_invariants(game) -> None:
     legal = game.legal_actions()
     _require(bool(legal), "the acting seat has no move")
     _require(len(set(legal)) == len(legal), "a legal move is listed twice")
-    _require(game.to_act == game._find_actor(), "the acting seat is not the one the position waits on")
     _require(game.in_play(game.to_act), "a seat that went out is asked to move")
-    _require(game.open_count == sum(1 for d in game.defences if d < 0), "the unbeaten count is wrong")
     if not game.taking:
         _require(game.open_count <= game.hands[game.defender].bit_count(),
                  "more unbeaten cards than the defender holds")
+
+
+def check_derived(game) -> None:
+    """What the moves kept in step (whose move, the unbeaten count, the table's ranks, the cap, the throwers...)
+    is what ``Game._derive`` works out from the facts afresh (a clone derives it), and so are the legal moves."""
+    fresh = game.clone()
+    for name in DERIVED:
+        _require(getattr(fresh, name) == getattr(game, name), f"{name} is out of step with the game's facts")
+    _require(fresh.legal_actions() == game.legal_actions(), "the legal moves are out of step with the game's facts")
 
 
 def check_result(game) -> None:

@@ -21,7 +21,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from baselines import BUILTIN_BOTS, NEEDS_NUMPY, POLICY_BOTS, SHIPPED_BOTS, make_bot
+from baselines import BUILTIN_BOTS, NEEDS_NUMPY, POLICY_BOTS, make_bot, trained_for
 from durak_env.engine.cards import Card
 from durak_env.engine.checks import is_integer
 from durak_env.engine.game import Game
@@ -147,8 +147,7 @@ def presets_offered() -> list[dict[str, Any]]:
     out = []
     for name, about in Rules.presets().items():
         seats = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if Rules.preset(name).can_seat(n)]
-        trained = [n for n in seats if "universal" in SHIPPED_BOTS
-                   or any(r == Rules.preset(name, num_players=n) for _, r in SHIPPED_BOTS.values())]
+        trained = [n for n in seats if trained_for(Rules.preset(name, num_players=n)) is not None]
         out.append({"name": name, "about": about, "seats": seats, "trained": trained})
     return out
 
