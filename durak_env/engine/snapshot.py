@@ -2,9 +2,9 @@
 
 Everything else a ``Game`` holds is derived from its rules and these facts (``Game._derive``), so a
 snapshot is the facts, a clone copies them, and a new fact is a line here (its kind, and what a snapshot
-written before it existed stands for) and an annotation in game.py.  Reading refuses anything malformed or
-impossible: every problem is a ValueError naming the key and what is wrong, raised before a game object
-exists, so a bad snapshot never fails later in play.
+written before it existed stands for), an annotation in game.py and its value at the deal.  Reading refuses
+anything malformed or impossible: every problem is a ValueError naming the key and what is wrong, raised
+before a game object exists, so a bad snapshot never fails later in play.
 """
 
 from __future__ import annotations
