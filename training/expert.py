@@ -227,15 +227,20 @@ def command(prog: str, run, cfg) -> int:
     return 0
 
 
+def record_config(out: Path, cfg, defaults) -> None:
+    """Write a run's settings to ``out/config.json``, or refuse when the folder holds a run with other settings
+    (``defaults``, the settings' defaults, stand for any added since that run began)."""
+    out.mkdir(parents=True, exist_ok=True)
+    recorded = out / "config.json"
+    if recorded.exists() and {**asdict(defaults), **json.loads(recorded.read_text())} != json.loads(json.dumps(asdict(cfg))):
+        raise ValueError(f"{out} holds a run with another configuration ({recorded}); choose another folder")
+    recorded.write_text(json.dumps(asdict(cfg), indent=1))
+
+
 def run(cfg: ExpertConfig, say=print) -> str:
     """Every round in turn (those done are skipped); returns the last round's bot file."""
     out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    recorded = out / "config.json"
-    defaults = asdict(ExpertConfig(cfg.start, cfg.out))  # for settings added since the run began
-    if recorded.exists() and {**defaults, **json.loads(recorded.read_text())} != json.loads(json.dumps(asdict(cfg))):
-        raise ValueError(f"{out} holds a run with another configuration ({recorded}); choose another folder")
-    recorded.write_text(json.dumps(asdict(cfg), indent=1))
+    record_config(out, cfg, ExpertConfig(cfg.start, cfg.out))
     bot = cfg.start
     for k in range(1, cfg.rounds + 1):
         bot = run_round(k, bot, cfg, say)

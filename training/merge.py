@@ -44,7 +44,7 @@ from durak_env.engine.seeds import derive_seed
 from durak_env.observation import network_shape
 from durak_env.tables import Tables
 
-from .expert import command, fit_shares, move_shares, play_parts
+from .expert import command, fit_shares, move_shares, play_parts, record_config
 from .export import policy_from_bot_file, write_bot
 from .policy import ActionProbabilities
 
@@ -185,12 +185,7 @@ def run(cfg: MergeConfig, say=print) -> str:
         return str(bot)
     source = load_bot(cfg.start)
     bot_tables(source, cfg.config)  # refuses a specialist file before any deal is played
-    out.mkdir(parents=True, exist_ok=True)
-    recorded = out / "config.json"
-    defaults = asdict(MergeConfig(cfg.start, cfg.out))  # for settings added since the run began
-    if recorded.exists() and {**defaults, **json.loads(recorded.read_text())} != json.loads(json.dumps(asdict(cfg))):
-        raise ValueError(f"{out} holds a run with another configuration ({recorded}); choose another folder")
-    recorded.write_text(json.dumps(asdict(cfg), indent=1))
+    record_config(out, cfg, MergeConfig(cfg.start, cfg.out))
     tasks = [(cfg.start, cfg.config, cfg.random_share, min(PART_GAMES, cfg.games - i),
               derive_seed("merge", cfg.seed, i), cfg.specialist_share, cfg.teacher_moves, cfg.self_share, cfg.playouts)
              for i in range(0, cfg.games, PART_GAMES)]

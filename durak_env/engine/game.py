@@ -321,8 +321,8 @@ class Game:
         return _NEXT_IN[self.n][self.out_mask][seat]
 
     def room(self) -> int:
-        """Attack cards the cap still allows in this bout (0 once the deal is over)."""
-        return 0 if self.result is not None else max(0, self.cap - len(self.attacks))
+        """Attack cards the cap still allows in this bout (0 once the deal is over: its cap is 0)."""
+        return max(0, self.cap - len(self.attacks))
 
     def _no_room(self) -> str | None:
         """Why one more attack card may not land, or None when it may (seed 004's first two tests for adding)."""
