@@ -34,6 +34,7 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "seed001-transfer": (BOTS_DIR / "seed001-transfer.onnx", Rules.preset("seed001-transfer", num_players=3)),
     "seed001-transfer-0.2": (BOTS_DIR / "seed001-transfer-0.2.onnx", Rules.preset("seed001-transfer", num_players=3)),
     "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
+    "seed003-0.2": (BOTS_DIR / "seed003-0.2.onnx", Rules.preset("seed003", num_players=4)),
     "universal": (BOTS_DIR / "universal.onnx", None),
     "universal-ppo": (BOTS_DIR / "universal-ppo.onnx", None),
 }
@@ -41,8 +42,9 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
 for a universal file, which plays any rules (each file carries its rules too; a test checks they agree).
 ``make_bot("trained")`` picks the first made for the rules in play, and the universal bot (``universal``) for
 rules that have none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
-that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:seed001-transfer-0.2``
-too, and ``trained:universal-ppo``, the universal bot of PPO alone, before the specialists were merged in)."""
+that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:seed001-transfer-0.2``,
+``trained:seed003-0.2`` too, and ``trained:universal-ppo``, the universal bot of PPO alone, before the
+specialists were merged in)."""
 
 
 def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:

@@ -87,6 +87,10 @@ def report(found: dict[str, str], only: list[str] | None = None, estimate: bool 
     if missing:
         print(f"mutation: {len(missing)} mutants of the list no longer exist, e.g. {missing[0]}: "
               "pick a new sample (--pick-sample)", file=sys.stderr)
+    gone = [n for n in equivalent if n not in found]
+    if gone:  # an edit renumbers a function's mutants: each listed name must be checked again (mutmut show)
+        print(f"mutation: {len(gone)} mutants listed as equivalent no longer exist, e.g. {gone[0]}: "
+              f"remove them from {EQUIVALENT.name}, and check the names of the functions edited", file=sys.stderr)
     counts = Counter(found[n] for n in names if n in found)
     unchecked = counts.get("not checked", 0)
     survivors = [n for n in names if n in found and found[n] not in KILLED | {"not checked", "skipped"}]

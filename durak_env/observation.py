@@ -45,7 +45,6 @@ that two positions differing only in hidden cards give identical vectors.
 from __future__ import annotations
 
 import struct
-import sys
 
 try:
     import numpy as np
@@ -154,8 +153,6 @@ class ObservationEncoder:
         self._scales = [d] * n + [d, d, float(rules.max_attacks), float(rules.max_bouts or "inf")]
         """What each count is divided by: hand sizes, stock and discard by the deck, room by the cap of attacks,
         bouts by the cap of bouts (0 without a cap)."""
-        self._bouts_cap = rules.max_bouts or sys.maxsize
-        """Bouts past the cap count as the cap (a fraction of at most 1)."""
         self.width = self.planes + counts
         """Ints per row of facts."""
         self._constants = constants
@@ -212,7 +209,7 @@ class ObservationEncoder:
                     | rot[passed] << self._passed_at | int(taking) << self._taking_at)
         for s in order:
             into.append(sizes[s])
-        into += (stock, discard_count, room, bouts if bouts < self._bouts_cap else self._bouts_cap)
+        into += (stock, discard_count, room, bouts)  # a deal ends at the cap of bouts: at most 1 scaled
 
     def _from_view(self, view: SeatView, into: list[int]) -> None:
         over = view.is_over
@@ -231,7 +228,7 @@ class ObservationEncoder:
         self._pack(
             into, seat, game.hands[seat], game.attacks, game.defences, game.discard if self._open_discard else 0,
             game.trump_card, game.trump, game.known, [hand.bit_count() for hand in game.hands], game.out_mask,
-            -1 if over else game.attacker, -1 if over else game.defender, -1 if over else game.to_act,
+            -1 if over else game.attacker, -1 if over else game.defender, game.to_act,  # -1 once over
             game.passed, game.taking, len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
 
     def _write(self, facts: list[int], out: np.ndarray) -> np.ndarray:

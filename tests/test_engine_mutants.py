@@ -80,11 +80,13 @@ def test_refusals_say_the_game_is_over_or_that_the_index_is_no_action():
     index outside the action layout is "not an action of this layout" (README, the engine's refusals)."""
     import pytest
 
-    from durak_env import Game, IllegalAction
+    from durak_env import Game, IllegalAction, decode_action
 
     game = Game(Rules(), seed=3)
-    with pytest.raises(IllegalAction, match=r"for player 0: not an action of this layout; legal: "):
+    legal = ", ".join(f"{a} ({decode_action(a, game.rules)})" for a in game.legal_actions())
+    with pytest.raises(IllegalAction, match=r"for player 0: not an action of this layout; legal: ") as err:
         game.step(10_000)
+    assert str(err.value).endswith(f"; legal: {legal}") and "(attack " in legal
     assert game.why_not(10_000).startswith("not an action of this layout")
     _play_until(game, lambda g: False)
     assert game.why_not(0) == "the game is over"
@@ -230,3 +232,166 @@ def test_a_hand_of_one_card_is_a_valid_rule_and_none_is_not():
     assert game.is_over
     with pytest.raises(ValueError, match="hand_size"):
         Rules(hand_size=0)
+
+
+def test_legal_moves_are_read_from_suit_tables_built_on_first_use():
+    """The engine lists legal moves through per-suit tables built the first time a layout asks
+    (``Layout.actions_of``); a process that has built none yet must list the same moves."""
+    from durak_env import Game
+    from durak_env.engine import actions
+
+    games = [Game(Rules(deck_size=d, num_players=3), seed=d) for d in (24, 36, 52)]
+    want = [game.legal_actions() for game in games]
+    saved = dict(actions._SUIT_TABLES)
+    actions._SUIT_TABLES.clear()
+    try:
+        assert [game.clone().legal_actions() for game in games] == want
+        assert actions._SUIT_TABLES, "the tables are built again on first use"
+    finally:
+        actions._SUIT_TABLES.clear()
+        actions._SUIT_TABLES.update(saved)
+
+
+def test_a_finished_deal_waits_on_nobody():
+    """Once the deal is over nobody is to act: ``to_act`` is -1 (an int, as the compiled engine stores it), the
+    cap and the defender's limit are 0, and nobody throws in."""
+    from durak_env import Game
+
+    game = Game(Rules(), seed=4)
+    _play_until(game, lambda g: False)
+    assert game.is_over and game.to_act == -1 and (game.cap, game.limit, game.throwers) == (0, 0, ())
+    assert game.clone().to_act == -1 and not game.legal_actions()
+
+
+def test_the_refusal_of_a_take_names_what_the_seat_is_doing():
+    """Seed 000: only the defender takes.  An attacker refused a take is told whether it is leading the attack
+    or adding cards (after the defender beat the first card, seed 004's "add cards of the ranks on the table")."""
+    from helpers import act, position
+
+    from durak_env import encode_action
+
+    rules = Rules()
+    game = position(rules, ["7H 7D 9C", "8H 9S 10S"], "6C")
+    take = encode_action("take", rules)
+    assert game.why_not(take) == "player 0 is leading the attack, not defending"
+    act(game, "attack 7H")
+    act(game, "done")  # seed 000's podkidnoy lets the attacker add before the card is beaten: it waits
+    act(game, "defend 8H")
+    assert game.to_act == 0 and game.why_not(take) == "player 0 is adding cards, not defending"
+
+
+def test_the_rules_name_their_bounds_when_a_hand_size_is_out_of_them():
+    """Bad rules are refused in one line naming the field and its range: a hand holds 1 to 26 cards (half of a
+    52-card deck), at a full table too (``full_table_hand_size``, seed 003's five cards at six seats, may be 1)."""
+    import pytest
+
+    with pytest.raises(ValueError, match=r"^Rules.hand_size must be an integer from 1 to 26, got 27$"):
+        Rules(hand_size=27)
+    with pytest.raises(ValueError, match=r"^Rules.full_table_hand_size must be an integer from 1 to 26, got 0$"):
+        Rules(num_players=6, full_table_hand_size=0)
+    assert Rules(num_players=6, full_table_hand_size=1).deal_size == 1
+
+
+def test_a_snapshot_past_the_cap_of_bouts_is_refused():
+    """Seed 003: the deal ends when the cap of bouts is reached, so no position has more bouts than the cap: a
+    snapshot that says so is refused, and the observation's ``bouts`` never passes 1."""
+    import pytest
+
+    from durak_env import Game, ObservationEncoder
+
+    rules = Rules(max_bouts=3)
+    game = Game(rules, seed=2)
+    _play_until(game, lambda g: False)
+    assert game.bouts == 3 and game.result.capped
+    enc = ObservationEncoder(rules)
+    assert enc.encode_game(game, 0)[enc.slices["bouts"]].tolist() == [1.0]
+    data = game.to_dict()
+    data["bouts"] = 4
+    with pytest.raises(ValueError, match="snapshot has 4 bouts; the deal ends at the rules' cap of 3"):
+        Game.from_dict(data)
+
+
+def test_the_page_encodes_without_numpy_what_the_environments_encode():
+    """The browser page (seed 001's bot in a page, no numpy there) reads a bot's observation through
+    ``encode_floats``: the same floats as ``encode``, in the table's own layout and in the universal one (where
+    the seats a smaller table lacks are 0 and the rules follow), at every step of a few deals."""
+    import random
+
+    import numpy as np
+
+    from durak_env import Game, ObservationEncoder
+    from durak_env.observation import RULE_FEATURES, network_shape, rule_features
+
+    assert network_shape(None) == (693, 158)
+    assert network_shape(Rules()) == (ObservationEncoder(Rules()).size, 110)  # 36 cards: 3 moves a card, take, done
+    for rules in (Rules(), Rules.preset("seed003", num_players=4), Rules(deck_size=52, num_players=3, transfer=True)):
+        own, wide = ObservationEncoder(rules), ObservationEncoder(rules, universal=True)
+        assert own.rules is rules and wide.size == 693
+        game, rng = Game(rules, seed=7), random.Random(7)
+        while not game.is_over:
+            for enc in (own, wide):
+                view = game.view(game.to_act)
+                assert enc.encode_floats(view) == enc.encode(view).tolist()
+            game.step(rng.choice(game.legal_actions()))
+        obs = wide.encode(game.view(0))
+        assert obs[wide.slices["seats"]].tolist() == [1.0] * rules.num_players + [0.0] * (6 - rules.num_players)
+        assert obs[wide.slices["rules"]].tolist() == np.float32(rule_features(rules)).tolist()
+        assert len(RULE_FEATURES) == wide.slices["rules"].stop - wide.slices["rules"].start
+
+
+def test_derived_seeds_are_stable_and_apart():
+    """One rule derives every seed (durak_env.engine.seeds): the decks of an evaluation are the ones earlier
+    versions dealt for the same seed (published figures can be rerun), and neighbouring parts do not collide as
+    ``seed * 7919 + i`` did."""
+    import random
+
+    from durak_env.engine.seeds import derive_seed
+
+    assert derive_seed("eval", 3, 0, 5) == random.Random("durak-eval/3/0/5").getrandbits(63)
+    assert derive_seed("worker", 1, 7919) != derive_seed("worker", 2, 0)
+    seeds = {derive_seed(purpose, seed, i) for purpose in ("eval", "worker") for seed in range(50) for i in range(50)}
+    assert len(seeds) == 5000 and all(0 <= s < 2**63 for s in seeds)
+
+
+def test_a_transfer_may_fill_the_cap_but_not_pass_it():
+    """Seed 002's transfer adds a card to the attack, and the cap of attack cards holds for it too: a transfer
+    that brings the table to the cap is legal, one that would pass it is refused ("the cap leaves no room")."""
+    from helpers import act, legal, position
+
+    from durak_env import encode_action
+
+    for cap, allowed in ((2, True), (1, False)):
+        rules = Rules(transfer=True, max_attacks=cap, max_attacks_early=cap)
+        game = position(rules, ["7H 9C 10C", "7S 8D 9D"], "6C")
+        act(game, "attack 7H")
+        if game.to_act == 0:
+            act(game, "done")
+        assert game.to_act == 1 and ("transfer 7S" in legal(game)) == allowed
+        why = game.why_not(encode_action("transfer 7S", rules))
+        assert why == (None if allowed else "the cap leaves no room for the transferring card")
+
+
+def test_a_seat_sees_how_many_cards_the_defender_held_when_the_bout_began():
+    """Seed 000: never more attack cards "than the number of cards the defender held when the bout began"; every
+    seat's view shows that number (``bout_limit``), which beating a card does not lower."""
+    from helpers import act, position
+
+    game = position(Rules(), ["7H 7D 9C", "8H 9S 10S"], "6C")
+    act(game, "attack 7H")
+    act(game, "done")
+    act(game, "defend 8H")
+    assert [game.view(s).bout_limit for s in (0, 1)] == [3, 3] and len(game.hand(1)) == 2
+
+
+def test_a_universal_network_reads_each_move_as_the_same_move_of_the_52_card_layout():
+    """A universal bot's network has the 52-card action layout at every table (docs/rules.md): the encoder's
+    ``into`` takes each of the rules' moves to the network's move of the same kind and card, and a table's own
+    layout to itself."""
+    from durak_env import ObservationEncoder, decode_action
+
+    for rules in (Rules(deck_size=24), Rules(), Rules(deck_size=52, transfer=True)):
+        own, wide = ObservationEncoder(rules), ObservationEncoder(rules, universal=True)
+        assert own.into == tuple(range(own.num_actions)) and len(wide.into) == own.num_actions
+        wide_rules = rules.replace(deck_size=52)
+        for action in range(own.num_actions):
+            assert decode_action(wide.into[action], wide_rules) == decode_action(action, rules)

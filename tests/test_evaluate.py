@@ -162,20 +162,6 @@ def test_a_deal_that_never_ends_is_a_draw_not_a_crash(monkeypatch):
     assert "did not end within" in report.table()
 
 
-def test_derived_seeds_are_stable_and_apart():
-    """One rule derives every seed (durak_env.engine.seeds): the decks of an evaluation are the ones earlier
-    versions dealt for the same seed (published figures can be rerun), and neighbouring parts do not collide as
-    ``seed * 7919 + i`` did."""
-    import random
-
-    from durak_env.engine.seeds import derive_seed
-
-    assert derive_seed("eval", 3, 0, 5) == random.Random("durak-eval/3/0/5").getrandbits(63)
-    assert derive_seed("worker", 1, 7919) != derive_seed("worker", 2, 0)
-    seeds = {derive_seed(purpose, seed, i) for purpose in ("eval", "worker") for seed in range(50) for i in range(50)}
-    assert len(seeds) == 5000 and all(0 <= s < 2**63 for s in seeds)
-
-
 def _sleep(seconds: float) -> float:
     import time
 

@@ -18,7 +18,7 @@ JUNK = [-1, -(10**9), 10**9, 2.5, "3", "attack 6D", None, True, False, [1], {"a"
 def phases(game: Game) -> set[str]:
     if game.is_over:
         return {"over"}
-    out = {"full table"} if game.attacks and game._no_room() else set()  # no room: adding is over the cap
+    out = {"full table"} if game.attacks and not game._has_room() else set()  # no room: adding is over the cap
     if game.to_act == game.defender and game.open_count and not game.taking:
         return out | {"transfer" if game._no_transfer() is None else "defend"}
     if game.taking:
@@ -96,9 +96,10 @@ def test_each_kind_of_refusal_says_why():
     while game.to_act != game.defender:
         game.step(encode_action("done", rules))  # the throwers pass: the defender answers
     d = game.defender
-    with pytest.raises(IllegalAction, match=f"player {d} is defending") as err:
-        game.step(encode_action("done", rules))
-    assert err.value.code == Refusal.DEFENDING
+    for move in ("done", f"attack {game.hand(d)[0]}"):
+        with pytest.raises(IllegalAction, match=f"player {d} is defending") as err:
+            game.step(encode_action(move, rules))
+        assert err.value.code == Refusal.DEFENDING
     weak = next(c for c in game.hand(d) if encode_action(f"defend {c}", rules) not in game.legal_actions())
     with pytest.raises(IllegalAction, match=f"{weak} does not beat {durak_env.Card(game.attacks[0])}") as err:
         game.step(encode_action(f"defend {weak}", rules))

@@ -324,19 +324,17 @@ class Game:
         """Attack cards the cap still allows in this bout (0 once the deal is over: its cap is 0)."""
         return max(0, self.cap - len(self.attacks))
 
-    def _no_room(self) -> str | None:
-        """Why one more attack card may not land, or None when it may (seed 004's first two tests for adding)."""
+    def _has_room(self) -> bool:
+        """Whether one more attack card may land (seed 004's first two tests for adding): under the cap, and
+        under the defender's limit (seed 000: "never more than the number of cards the defender held when the
+        bout began") or, by seed 004, "The cards lying unbeaten must number fewer than the cards in the
+        defender's hand"."""
         total = len(self.attacks)
         if total >= self.cap:
-            return "the bout already holds as many attack cards as the cap allows"
+            return False
         if self._bout_start:
-            # Seed 000: "never more than the number of cards the defender held when the bout began".
-            if total >= self.limit:
-                return "the defender held no more cards than that when the bout began"
-        # Seed 004: "The cards lying unbeaten must number fewer than the cards in the defender's hand."
-        elif self.open_count >= self.hands[self.defender].bit_count():
-            return "the defender holds no more cards than the unbeaten ones"
-        return None
+            return total < self.limit
+        return self.open_count < self.hands[self.defender].bit_count()
 
     def _find_actor(self) -> int | None:
         """The one seat the position waits on, or None when the bout is over."""
@@ -344,7 +342,7 @@ class Game:
             return self.attacker
         if self.open_count and not self.taking and not self._before_beaten:
             return self.defender
-        if self._no_room() is None:
+        if self._has_room():
             passed, hands = self.passed, self.hands
             for seat in self.throwers:
                 if not passed >> seat & 1 and hands[seat]:

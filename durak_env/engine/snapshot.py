@@ -261,6 +261,8 @@ def _check_seats(data: dict, rules: Rules, facts: dict[str, Any]) -> None:
         raise ValueError("snapshot has seats out while the stock lasts; nobody goes out before the stock is gone")
     if facts["taking"] and not rules.throw_in_after_take:
         raise ValueError("snapshot says the defender is taking, but these rules end the bout at once on a take")
+    if rules.max_bouts is not None and facts["bouts"] > rules.max_bouts:
+        raise ValueError(f"snapshot has {facts['bouts']} bouts; the deal ends at the rules' cap of {rules.max_bouts}")
     over = n - len(out) <= 1 or rules.max_bouts is not None and facts["bouts"] >= rules.max_bouts
     attacker, defender, defences = facts["attacker"], facts["defender"], facts["defences"]
     if over:
