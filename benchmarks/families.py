@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # last: a wheel on PYTHONPATH first
 
 from baselines import SHIPPED_BOTS, make_bot  # noqa: E402
 from baselines.evaluate import evaluate  # noqa: E402
