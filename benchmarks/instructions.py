@@ -33,6 +33,8 @@ games.reset(0)
 rng = np.random.default_rng(0)
 for _ in range(int(sys.argv[3])):
     games.step((rng.random(games.mask.shape, dtype=np.float32) * games.mask).argmax(1))
+import durak_env.engine.game
+print(durak_env.engine.game.__file__)
 """
 
 AEC = """
@@ -42,14 +44,18 @@ sys.path.insert(0, sys.argv[4])
 from bench import AecRunner  # the loop bench.py times
 
 AecRunner(lambda: durak_env.raw_env(rules=sys.argv[1]), lean=True).burst(int(sys.argv[3]))
+import durak_env.engine.game
+print(durak_env.engine.game.__file__)
 """
 WORKLOADS = {"vector": VECTOR, "aec": AEC}
 
 
 def instructions(workload: str, rules: str, envs: int, steps: int) -> int:
     """Instructions callgrind counts for the whole run of ``steps`` steps."""
+    # -P: the working directory does not go first on the child's path.  Run from a checkout, it did, and the
+    # child counted the checkout's Python source while this process reported the wheel it imports.
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", os.path.realpath(sys.executable),
-           "-c", WORKLOADS[workload], rules, str(envs), str(steps), os.path.dirname(os.path.abspath(__file__))]
+           "-P", "-c", WORKLOADS[workload], rules, str(envs), str(steps), os.path.dirname(os.path.abspath(__file__))]
     if shutil.which("setarch"):
         # Addresses fixed from run to run: sets of objects hash by address, and their order moves the count.
         cmd = ["setarch", platform.machine(), "--addr-no-randomize", *cmd]
@@ -58,10 +64,14 @@ def instructions(workload: str, rules: str, envs: int, steps: int) -> int:
     # the hash seed is fixed so that two runs build their sets and dicts alike.
     path = [p for p in (os.environ.get("PYTHONPATH"), *site.getsitepackages()) if p]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "PYTHONHASHSEED": "0"}
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env).stderr
-    found = re.search(r"Collected : (\d+)", out)
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    found = re.search(r"Collected : (\d+)", run.stderr)
     if found is None:
-        sys.exit(f"instructions: callgrind printed no count:\n{out[-2000:]}")
+        sys.exit(f"instructions: callgrind printed no count:\n{run.stderr[-2000:]}")
+    import durak_env.engine.game as engine
+
+    if run.stdout.strip() != engine.__file__:
+        sys.exit(f"instructions: the count is of {run.stdout.strip()}, not of {engine.__file__}")
     return int(found.group(1))
 
 

@@ -241,7 +241,9 @@ class ObservationEncoder:
         packed = np.ascontiguousarray(raw[:, :planes]).view(np.uint8)  # little-endian, as the bits are numbered
         source[:, :self._bits] = np.unpackbits(packed, axis=1, bitorder="little")
         source[:, self._bits:self._bits + self.width - planes] = raw[:, planes:] / self._divisors
-        np.take(source, self._perm, axis=1, out=out)
+        # mode="clip": every place in the map is in range, and under the default ("raise") numpy writes into a
+        # copy of ``out`` and copies it back (7% of a compiled vector decision's instructions).
+        np.take(source, self._perm, axis=1, out=out, mode="clip")
         return out
 
     def encode_floats(self, view: SeatView) -> list[float]:
