@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ try:  # the installed package (a wheel's compiled engine) when there is one, els
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from baselines.evaluate import evaluate  # noqa: E402
+from baselines.evaluate import evaluate, wilson  # noqa: E402
 from durak_env import Rules  # noqa: E402
 
 MATCHES = {
@@ -46,16 +45,16 @@ def batches(path: Path) -> list[dict]:
 
 def summary(name: str, rows: list[dict]) -> dict:
     """The match so far: games, the first bot's share not the fool, and a 95% interval over the batches' games
-    (each deal's two games, one per seat, are one sample in the evaluator; here a normal interval on the share)."""
+    (each deal's two games, one per seat, are one sample in the evaluator; here a Wilson interval on the share,
+    which stays honest at a share of 0 or 1 where a normal interval has no width)."""
     a, b, wanted, target = MATCHES[name]
     mine = [r for r in rows if r["match"] == name]
     games = sum(r["games"] for r in mine)
     ok = sum(r["games"] - r["a_fools"] for r in mine)
     share = ok / games if games else float("nan")
-    half = 1.96 * math.sqrt(share * (1 - share) / games) if games else float("nan")
     ms = [sum(r[k] * r["games"] for r in mine) / games if games else float("nan") for k in ("a_ms", "b_ms")]
     return {"match": name, "a": a, "b": b, "games": games, "wanted": wanted, "share": share,
-            "ci": [share - half, share + half], "target": target, "a_ms": ms[0], "b_ms": ms[1],
+            "ci": list(wilson(ok, games)) if games else [float("nan")] * 2, "target": target, "a_ms": ms[0], "b_ms": ms[1],
             "draws": sum(r["draws"] for r in mine)}
 
 
@@ -66,7 +65,10 @@ def report(rows: list[dict]) -> str:
         s = summary(name, rows)
         if not s["games"]:
             continue
-        met = "met" if s["ci"][0] >= s["target"] else "not yet" if s["games"] < s["wanted"] else "missed"
+        if s["games"] < s["wanted"]:
+            met = "so far above" if s["ci"][0] >= s["target"] else "not yet"
+        else:
+            met = "met" if s["ci"][0] >= s["target"] else "missed"
         out.append(f"| {name} | {s['a']} | {s['b']} | {s['games']:,} ({s['wanted']:,}) | {s['share']:.3f} | "
                    f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}] | ≥ {s['target']:.2f}: {met} | "
                    f"{s['a_ms']:.1f} / {s['b_ms']:.1f} |")
