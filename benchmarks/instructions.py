@@ -50,8 +50,8 @@ print(durak_env.engine.game.__file__)
 WORKLOADS = {"vector": VECTOR, "aec": AEC}
 
 
-def instructions(workload: str, rules: str, envs: int, steps: int) -> int:
-    """Instructions callgrind counts for the whole run of ``steps`` steps."""
+def instructions(workload: str, rules: str, envs: int, steps: int, engine_file: str) -> int:
+    """Instructions callgrind counts for the whole run of ``steps`` steps, which must run ``engine_file``."""
     # -P: the working directory does not go first on the child's path.  Run from a checkout, it did, and the
     # child counted the checkout's Python source while this process reported the wheel it imports.
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", os.path.realpath(sys.executable),
@@ -68,10 +68,8 @@ def instructions(workload: str, rules: str, envs: int, steps: int) -> int:
     found = re.search(r"Collected : (\d+)", run.stderr)
     if found is None:
         sys.exit(f"instructions: callgrind printed no count:\n{run.stderr[-2000:]}")
-    import durak_env.engine.game as engine
-
-    if run.stdout.strip() != engine.__file__:
-        sys.exit(f"instructions: the count is of {run.stdout.strip()}, not of {engine.__file__}")
+    if run.stdout.strip() != engine_file:
+        sys.exit(f"instructions: the count is of {run.stdout.strip()}, not of {engine_file}")
     return int(found.group(1))
 
 
@@ -90,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     import durak_env.engine.game as engine
 
     kind = "compiled" if engine.__file__.endswith(".so") else "Python source"
-    base = instructions(args.env, args.rules, args.envs, 0)
-    total = instructions(args.env, args.rules, args.envs, args.steps)
+    base = instructions(args.env, args.rules, args.envs, 0, engine.__file__)
+    total = instructions(args.env, args.rules, args.envs, args.steps, engine.__file__)
     decisions = args.envs * args.steps if args.env == "vector" else args.steps
     where = f"{args.envs} deals, {args.steps} steps" if args.env == "vector" else f"raw_env(), {args.steps} decisions"
     print(f"{(total - base) / decisions:,.0f} instructions per decision ({kind}: {engine.__file__}; {args.rules}, "
