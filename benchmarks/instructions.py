@@ -22,7 +22,14 @@ import site
 import subprocess
 import sys
 
-VECTOR = """
+SITE = """
+import os
+import site
+for folder in os.environ["SITE_DIRS"].split(os.pathsep):
+    site.addsitedir(folder)
+"""
+
+VECTOR = SITE + """
 import sys
 import numpy as np
 from durak_env.environment import make_rules
@@ -37,7 +44,7 @@ import durak_env.engine.game
 print(durak_env.engine.game.__file__)
 """
 
-AEC = """
+AEC = SITE + """
 import sys
 import durak_env
 sys.path.insert(0, sys.argv[4])
@@ -60,14 +67,16 @@ def instructions(workload: str, rules: str, envs: int, steps: int, engine_file: 
         # Addresses fixed from run to run: sets of objects hash by address, and their order moves the count.
         cmd = ["setarch", platform.machine(), "--addr-no-randomize", *cmd]
     # valgrind runs the interpreter's real file, which does not know the virtual environment it was started
-    # from: its packages go on the path (after PYTHONPATH, so that a build given there still comes first), and
-    # the hash seed is fixed so that two runs build their sets and dicts alike.
-    path = [p for p in (os.environ.get("PYTHONPATH"), *site.getsitepackages()) if p]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "PYTHONHASHSEED": "0"}
+    # from: the child adds its packages' folders (SITE_DIRS, after PYTHONPATH, so that a build given there still
+    # comes first; as site folders, so that an editable install's .pth hook runs), and the hash seed is fixed so
+    # that two runs build their sets and dicts alike.  One BLAS thread: numpy's idle ones spin for as long as
+    # the host's load makes them, and callgrind counts what they run.
+    env = {**os.environ, "SITE_DIRS": os.pathsep.join(site.getsitepackages()), "PYTHONHASHSEED": "0",
+           "OPENBLAS_NUM_THREADS": "1"}
     run = subprocess.run(cmd, capture_output=True, text=True, env=env)
     found = re.search(r"Collected : (\d+)", run.stderr)
-    if found is None:
-        sys.exit(f"instructions: callgrind printed no count:\n{run.stderr[-2000:]}")
+    if found is None or run.returncode:
+        sys.exit(f"instructions: the counted run failed:\n{run.stderr[-2000:]}")
     if run.stdout.strip() != engine_file:
         sys.exit(f"instructions: the count is of {run.stdout.strip()}, not of {engine_file}")
     return int(found.group(1))

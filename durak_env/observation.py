@@ -108,13 +108,16 @@ class ObservationEncoder:
     bots) or straight from the game for that seat (``encode_game``, for the environments), or a batch of rows
     (``encode_many``, ``encode_games``), all through one writer.
 
-    An observation is first its facts, a row of ints (``_pack``): the planes (one bitmask of up to 64 bits per
-    card plane, the trump-suit one-hot and the seat flags: out, attacker, defender, to_act and passed at bits
-    k*n + relative seat, taking at bit 5n), then the counts unscaled (hand sizes by relative seat, stock,
-    discard, room, bouts).  The writer (``_write``) turns a batch of such rows into observations in the same
-    few numpy calls whatever the batch size: the planes unpacked into bits, the counts divided by their
-    scales, and one precomputed map (``_gather``) taking both into the layout above.  ``encode_floats``
-    follows the same facts and the same map in plain Python, for a page without numpy.  The facts come
+    An observation is first its facts, a row of ints (``_pack``): the planes (a bitmask of up to 64 bits per
+    card plane, bit = card id, then the one-hot plane: the trump suit, the seat flags and taking, ``_gather``),
+    then the counts unscaled (hand sizes by relative seat, stock, discard, room, bouts).  One map (``_gather``,
+    built from the layout above) says where each slot of the vector comes from among the unpacked plane bits,
+    the scaled counts and the constants; the writers differ only in how they apply it.  One row
+    (``_write_row``: ``encode``, ``encode_game``, the AEC environment) takes the map slot by slot in one numpy
+    call.  A batch (``_write``: ``encode_many``, ``encode_games``, the vector environments) first moves each
+    card plane's bits from card ids to the layout's slots (``_squeeze``), so that the same map is a few runs of
+    slots (``_runs``), each copied for every row at once: about twenty numpy calls whatever the batch size.
+    ``encode_floats`` follows the facts and the map in plain Python, for a page without numpy.  The facts come
     from the view (``_from_view``) or from the game (``_from_game``), built only from what the seat can see;
     tests/test_information.py checks the two agree.
     """
@@ -130,25 +133,19 @@ class ObservationEncoder:
         bot translates them at its boundary, ``translation``)."""
         n = self.n = rules.num_players
         seats = MAX_PLAYERS if universal else n  # relative seat slots in the vector
-        card_ids = list(layout_for(UNIVERSAL_DECK if universal else rules.deck_size).card_of)
-        self.planes = 8 + n
+        self.planes = 7 + n  # hand..trump_card, known per opponent, the one-hots
         self._bits = 64 * self.planes
         counts = n + 4  # hand sizes, stock, discard, room, bouts
         constants = [0.0] + ([1.0] * n + [0.0] * (seats - n) + rule_features(rules) if universal else [])
-        zero = self._bits + counts  # the constant 0: a card or seat this table does not have
-        flags = (7 + n) * 64
-        # Each slot of the vector, in order, and where its value comes from among [plane bits..., counts...,
-        # constants...]: planes hand..trump_card, the trump suit's 4 bits, one plane per opponent (known),
-        # the seat flags out, attacker, defender, to_act, passed (bits k*n + relative seat), hand sizes,
-        # taking, the other counts, and (universal) the seats and the rules.
-        gather = [p * 64 + c for p in range(7) for c in card_ids] + [7 * 64 + k for k in range(4)]
-        gather += [(8 + k) * 64 + c if k < n - 1 else zero for k in range(seats - 1) for c in card_ids]
-        gather += [self._bits + r if r < n else zero for r in range(seats)]
-        for k in range(5):
-            gather += [flags + k * n + r if r < n else zero for r in range(seats)]
-        gather += [self._bits + n, self._bits + n + 1, flags + 5 * n, self._bits + n + 2, self._bits + n + 3]
-        gather += [zero + 1 + i for i in range(len(constants) - 1)]
-        assert len(gather) == self.size, "every slot of the vector has one source"
+        card_of = layout_for(UNIVERSAL_DECK if universal else rules.deck_size).card_of  # a plane's card slots
+        self._gather = _gather(list(card_of), self.planes, seats, n, len(constants))
+        """Observation slot -> its place in [unpacked plane bits ..., scaled counts ..., constants ...]."""
+        assert len(self._gather) == self.size, "every slot of the vector has one source"
+        self._squeeze = _squeeze(card_of)
+        """(shift, mask) pairs that move a card plane's bits from card ids to slots: bit i = the layout's card
+        slot i (none where that is so already)."""
+        self._runs = _runs(_gather(list(range(len(card_of))), self.planes, seats, n, len(constants)))
+        """The map for squeezed card planes as runs of slots (``out[:, dst] = source[:, src]``), for a batch."""
         d = float(rules.deck_size)
         self._scales = [d] * n + [d, d, float(rules.max_attacks), float(rules.max_bouts or "inf")]
         """What each count is divided by: hand sizes, stock and discard by the deck, room by the cap of attacks,
@@ -156,25 +153,26 @@ class ObservationEncoder:
         self.width = self.planes + counts
         """Ints per row of facts."""
         self._constants = constants
-        self._gather = gather
-        """Observation slot -> its place in [unpacked plane bits ..., scaled counts ..., constants ...]."""
         self.into = translation(rules.deck_size) if universal else tuple(range(self.num_actions))
         """The rules' action index -> the network's (the same index but for a universal network)."""
         self._count_format = struct.Struct(f"<{counts}f")
         if np is not None:
-            self._perm = np.array(gather, dtype=np.intp)
+            self._perm = np.array(self._gather, dtype=np.intp)
             self._divisors = np.array(self._scales)
             self._source = self._sources(1)
-            """The unpacked rows before the gather, kept between calls and grown to the largest batch."""
+            """The unpacked rows before the runs are copied, kept between calls and grown to the largest batch."""
+            self._row_source = self._sources(1)[0]
+            """One row's, before the gather."""
+        self._planes_format = struct.Struct(f"<{self.planes}Q")
         full = (1 << n) - 1
         self._rotate = [[((m >> seat) | (m << (n - seat))) & full for m in range(1 << n)] for seat in range(n)]
         """_rotate[seat][absolute seat mask] -> the mask in seats relative to ``seat``."""
         self._order = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
-        # _seat_bit[seat][k][s]: the flag bit of seat s (or 0 for -1, a finished deal) in the k-th one-hot
-        # (attacker, defender, to_act), relative to ``seat``.
-        self._seat_bit = [[{**{s: 1 << ((k + 1) * n + (s - seat) % n) for s in range(n)}, -1: 0} for k in range(3)]
+        # _seat_bit[seat][k][s + 1]: the one-hot plane's bit of seat s (or 0 for -1, a finished deal) in the k-th
+        # one-hot (attacker, defender, to_act), relative to ``seat`` (see ``_gather``).
+        self._seat_bit = [[[0] + [1 << (4 + (k + 1) * n + (s - seat) % n) for s in range(n)] for k in range(3)]
                           for seat in range(n)]
-        self._passed_at, self._taking_at = 4 * n, 5 * n
+        self._out_at, self._passed_at, self._taking_at = 4, 4 + 4 * n, 4 + 5 * n
         self._open_discard = rules.open_discard
 
     def _sources(self, rows: int) -> np.ndarray:
@@ -183,16 +181,18 @@ class ObservationEncoder:
         source[:, self._bits + self.width - self.planes:] = self._constants
         return source
 
-    def _pack(self, into: list[int], seat: int, hand: int, attacks, defences, discard: int, trump_card: int,
-              trump: int, known, sizes, out_mask: int, attacker: int, defender: int, to_act: int, passed: int,
-              taking: bool, stock: int, discard_count: int, room: int, bouts: int) -> None:
+    def _pack(self, into: list[int], seat: int, hand: int, attacks: list[int], defences: list[int], discard: int,
+              trump_card: int, trump: int, known: list[int], sizes: list[int], out_mask: int, attacker: int,
+              defender: int, to_act: int, passed: int, taking: bool, stock: int, discard_count: int, room: int,
+              bouts: int) -> None:
         """Append the facts of one observation, from what ``seat`` can see, to ``into``.
 
         ``attacks`` and ``defences`` are the table (a defence -1 while unbeaten); ``attacker``, ``defender``,
         ``to_act`` are -1 when the deal is over; ``known`` and ``sizes`` (cards held) are by absolute seat,
         as are the masks."""
         open_mask = beaten_mask = defence_mask = next_mask = 0
-        for a, dc in zip(attacks, defences):
+        for i in range(len(attacks)):
+            a, dc = attacks[i], defences[i]
             if dc < 0:
                 if not open_mask:
                     next_mask = 1 << a  # the earliest unbeaten attack
@@ -201,12 +201,12 @@ class ObservationEncoder:
                 beaten_mask |= 1 << a
                 defence_mask |= 1 << dc
         order = self._order[seat]
-        into += (hand, open_mask, beaten_mask, defence_mask, next_mask, discard, 1 << trump_card, 1 << trump)
+        into += (hand, open_mask, beaten_mask, defence_mask, next_mask, discard, 1 << trump_card)
         for s in order[1:]:
             into.append(known[s])
         rot, bit = self._rotate[seat], self._seat_bit[seat]
-        into.append(rot[out_mask] | bit[0][attacker] | bit[1][defender] | bit[2][to_act]
-                    | rot[passed] << self._passed_at | int(taking) << self._taking_at)
+        into.append(1 << trump | rot[out_mask] << self._out_at | bit[0][attacker + 1] | bit[1][defender + 1]
+                    | bit[2][to_act + 1] | rot[passed] << self._passed_at | int(taking) << self._taking_at)
         for s in order:
             into.append(sizes[s])
         into += (stock, discard_count, room, bouts)  # a deal ends at the cap of bouts: at most 1 scaled
@@ -215,7 +215,8 @@ class ObservationEncoder:
         over = view.is_over
         self._pack(
             into, view.seat, view.hand_mask, [a for a, _ in view.table],
-            [-1 if b is None else b for _, b in view.table], view.discard_mask or 0, view.trump_card, view.trump_suit, view.known_masks, view.hand_sizes,
+            [-1 if b is None else b for _, b in view.table], view.discard_mask or 0, view.trump_card, view.trump_suit,
+            list(view.known_masks), list(view.hand_sizes),
             sum(1 << s for s in view.out), -1 if over else view.attacker, -1 if over else view.defender,
             -1 if over else view.to_act,  # type: ignore[arg-type]  # None only once the deal is over
             sum(1 << s for s in view.passed), view.taking, view.stock_size, view.discard_count, view.room,
@@ -231,19 +232,46 @@ class ObservationEncoder:
             -1 if over else game.attacker, -1 if over else game.defender, game.to_act,  # -1 once over
             game.passed, game.taking, len(game.stock), game.discard.bit_count(), game.room(), game.bouts)
 
+    def _write_row(self, facts: list[int], out: np.ndarray | None) -> np.ndarray:
+        """Turn one row of facts (``_pack``) into an observation in ``out`` (allocated if None): the planes
+        unpacked and the counts scaled into a kept row of sources, then the map (``_gather``) taken slot by slot.
+        Five numpy calls: a row's cost is theirs."""
+        if out is None:
+            out = np.empty(self.size, dtype=np.float32)
+        source, bits, planes = self._row_source, self._bits, self.planes
+        packed = self._planes_format.pack(*facts[:planes])  # little-endian, as the bits are numbered
+        source[:bits] = np.unpackbits(np.frombuffer(packed, dtype=np.uint8), bitorder="little")
+        source[bits:bits + self.width - planes] = [count / scale for count, scale in zip(facts[planes:],
+                                                                                        self._scales)]
+        # mode="clip": every place in the map is in range, and under the default ("raise") numpy writes into a
+        # copy of ``out`` and copies it back.
+        return source.take(self._perm, out=out, mode="clip")
+
     def _write(self, facts: list[int], out: np.ndarray) -> np.ndarray:
-        """Turn rows of facts (``_pack``, one after the other in ``facts``) into the rows of ``out``."""
+        """Turn rows of facts (``_pack``, one after the other in ``facts``) into the rows of ``out``: the card
+        planes squeezed (``_squeeze``), every plane unpacked and the counts scaled into kept rows of sources, then
+        the map copied a run of slots at a time for every row together (``_runs``).  About twenty numpy calls
+        whatever the number of rows."""
         rows, planes = len(out), self.planes
         raw = np.fromiter(facts, np.int64, len(facts)).reshape(rows, self.width)
         if len(self._source) < rows:
             self._source = self._sources(rows)
         source = self._source[:rows]
+        if self._squeeze:
+            cards = raw[:, :planes - 1]
+            (shift, mask), *rest = self._squeeze
+            squeezed = cards >> shift
+            squeezed &= mask
+            for shift, mask in rest:
+                part = cards >> shift
+                part &= mask
+                squeezed |= part
+            cards[...] = squeezed
         packed = np.ascontiguousarray(raw[:, :planes]).view(np.uint8)  # little-endian, as the bits are numbered
         source[:, :self._bits] = np.unpackbits(packed, axis=1, bitorder="little")
         source[:, self._bits:self._bits + self.width - planes] = raw[:, planes:] / self._divisors
-        # mode="clip": every place in the map is in range, and under the default ("raise") numpy writes into a
-        # copy of ``out`` and copies it back (7% of a compiled vector decision's instructions).
-        np.take(source, self._perm, axis=1, out=out, mode="clip")
+        for dst, src in self._runs:
+            out[:, dst] = source[:, src]
         return out
 
     def encode_floats(self, view: SeatView) -> list[float]:
@@ -263,17 +291,13 @@ class ObservationEncoder:
         """Write the observation of ``view`` (``game.view(seat)``) into ``out`` (allocated if None)."""
         facts: list[int] = []
         self._from_view(view, facts)
-        return self._write(facts, self._row(out))[0]
+        return self._write_row(facts, out)
 
     def encode_game(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """Write ``seat``'s observation of ``game`` into ``out``: the same numbers as ``encode(game.view(seat))``."""
         facts: list[int] = []
         self._from_game(game, seat, facts)
-        return self._write(facts, self._row(out))[0]
-
-    def _row(self, out: np.ndarray | None) -> np.ndarray:
-        """``out`` (or a new array) as a batch of one row."""
-        return np.empty((1, self.size), dtype=np.float32) if out is None else out[None]
+        return self._write_row(facts, out)
 
     def encode_many(self, views, out: np.ndarray | None = None) -> np.ndarray:
         """Write one observation per view into the rows of ``out`` (shape ``(len(views), size)``)."""
@@ -308,6 +332,51 @@ class ObservationEncoder:
             for action in game.legal_actions():
                 mask[action] = 1
         return np.frombuffer(mask, dtype=np.int8)
+
+
+def _gather(card_bits: list[int], planes: int, seats: int, n: int, constants: int) -> list[int]:
+    """Each slot of the vector, in order, and where its value comes from among [plane bits..., counts...,
+    constants...] (``constants`` of them, the first 0).  The planes are the card planes hand..trump_card and
+    one per opponent (known), the layout's card slot i at bit ``card_bits[i]``, and the one-hot plane: the
+    trump suit (bits 0-3), the seat flags out, attacker, defender, to_act, passed (bits 4 + k*n + relative
+    seat) and taking (bit 4 + 5n).  The counts are the hand sizes by relative seat, stock, discard, room and
+    bouts.  A card or seat the table does not have reads the constant 0."""
+    bits = 64 * planes
+    zero = bits + n + 4
+    one_hots = (planes - 1) * 64
+    gather = [p * 64 + c for p in range(7) for c in card_bits] + [one_hots + k for k in range(4)]
+    gather += [(7 + k) * 64 + c if k < n - 1 else zero for k in range(seats - 1) for c in card_bits]
+    gather += [bits + r if r < n else zero for r in range(seats)]
+    for k in range(5):
+        gather += [one_hots + 4 + k * n + r if r < n else zero for r in range(seats)]
+    gather += [bits + n, bits + n + 1, one_hots + 4 + 5 * n, bits + n + 2, bits + n + 3]
+    return gather + [zero + 1 + i for i in range(constants - 1)]
+
+
+def _squeeze(card_of: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(shift, mask) pairs that move a card plane's bits from card ids to slots (bit i = the layout's slot i) as
+    the or of ``plane >> shift & mask``: one pair per run of slots whose card ids follow one another.  None
+    where every card's id is its slot (the 52-card deck)."""
+    pairs, start = [], 0
+    for slot in range(1, len(card_of) + 1):
+        if slot == len(card_of) or card_of[slot] != card_of[slot - 1] + 1:
+            pairs.append((card_of[start] - start, ((1 << (slot - start)) - 1) << start))
+            start = slot
+    return [] if pairs == [(0, (1 << len(card_of)) - 1)] else pairs
+
+
+def _runs(gather: list[int]) -> list[tuple[slice, slice]]:
+    """``gather`` (observation slot -> source place) as runs: (slots, places) pairs, each a stretch of slots
+    whose places follow one another, or repeat one place (a constant)."""
+    runs, i = [], 0
+    while i < len(gather):
+        j = i + 1
+        step = gather[j] - gather[i] if j < len(gather) and gather[j] - gather[i] in (0, 1) else 1
+        while j < len(gather) and gather[j] - gather[j - 1] == step:
+            j += 1
+        runs.append((slice(i, j), slice(gather[i], gather[i] + (j - i if step else 1))))
+        i = j
+    return runs
 
 
 def network_shape(rules: Rules | None) -> tuple[int, int]:
