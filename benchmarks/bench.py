@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import platform
 import random
@@ -157,7 +158,8 @@ def vector_rate(workers: int, seconds: float, num_envs: int = 512) -> float:
 
 def trainer_rate(updates: int) -> float:
     """End-to-end learner decisions/s of ``durak train`` on configs/default.yaml (no warm start, no
-    evaluations): two runs of 2 and 2 + ``updates`` updates, so start-up cost cancels out."""
+    evaluations): two runs of 2 and 2 + ``updates`` updates, so start-up cost cancels out; NaN where the longer run
+    took no longer (start-up time varied by more than the updates took)."""
     from training.config import TrainConfig
     from training.train import train_ppo
 
@@ -170,7 +172,8 @@ def trainer_rate(updates: int) -> float:
             t = time.perf_counter()
             train_ppo(cfg, run_dir=Path(tmp) / f"r{i}", progress=False, export_onnx=False, stop_after=n)
             times.append(time.perf_counter() - t)
-    return updates * cfg.rollout_steps / (times[1] - times[0])
+    spent = times[1] - times[0]
+    return updates * cfg.rollout_steps / spent if spent > 0 else float("nan")
 
 
 def busy_elsewhere():
@@ -317,8 +320,12 @@ def main() -> None:
     finally:
         hog.kill()
         hog.wait()
-    report("trainer, idle", f"{idle:,.0f} learner decisions/s")
-    report("trainer, one busy program in another session", f"{busy:,.0f} learner decisions/s ({busy / idle:.0%} of idle)")
+    if math.isnan(idle) or math.isnan(busy):
+        report("trainer", "not measured: start-up time varied by more than the updates took (run without --quick)")
+    else:
+        report("trainer, idle", f"{idle:,.0f} learner decisions/s")
+        report("trainer, one busy program in another session",
+               f"{busy:,.0f} learner decisions/s ({busy / idle:.0%} of idle)")
 
     print("\nbots, time per decision (2-player podkidnoy, positions from random play, one core)")
     views = []

@@ -236,8 +236,6 @@ class ObservationEncoder:
         """Turn one row of facts (``_pack``) into an observation in ``out`` (allocated if None): the planes
         unpacked and the counts scaled into a kept row of sources, then the map (``_gather``) taken slot by slot.
         Five numpy calls: a row's cost is theirs."""
-        if out is None:
-            out = np.empty(self.size, dtype=np.float32)
         source, bits, planes = self._row_source, self._bits, self.planes
         packed = self._planes_format.pack(*facts[:planes])  # little-endian, as the bits are numbered
         source[:bits] = np.unpackbits(np.frombuffer(packed, dtype=np.uint8), bitorder="little")
@@ -366,15 +364,18 @@ def _squeeze(card_of: tuple[int, ...]) -> list[tuple[int, int]]:
 
 
 def _runs(gather: list[int]) -> list[tuple[slice, slice]]:
-    """``gather`` (observation slot -> source place) as runs: (slots, places) pairs, each a stretch of slots
-    whose places follow one another, or repeat one place (a constant)."""
+    """``gather`` (observation slot -> source place) as runs: (slots, places) pairs, each the longest stretch
+    of slots whose places follow one another, or else that repeat one place (a constant: one place, broadcast)."""
     runs, i = [], 0
     while i < len(gather):
         j = i + 1
-        step = gather[j] - gather[i] if j < len(gather) and gather[j] - gather[i] in (0, 1) else 1
-        while j < len(gather) and gather[j] - gather[j - 1] == step:
+        while j < len(gather) and gather[j] == gather[i] + j - i:
             j += 1
-        runs.append((slice(i, j), slice(gather[i], gather[i] + (j - i if step else 1))))
+        width = j - i
+        if width == 1:
+            while j < len(gather) and gather[j] == gather[i]:
+                j += 1
+        runs.append((slice(i, j), slice(gather[i], gather[i] + width)))
         i = j
     return runs
 

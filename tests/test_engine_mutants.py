@@ -324,7 +324,9 @@ def test_the_page_encodes_without_numpy_what_the_environments_encode():
 
     assert network_shape(None) == (693, 158)
     assert network_shape(Rules()) == (ObservationEncoder(Rules()).size, 110)  # 36 cards: 3 moves a card, take, done
-    for rules in (Rules(), Rules.preset("seed003", num_players=4), Rules(deck_size=52, num_players=3, transfer=True)):
+    # seed 003 caps the deal at 150 bouts; the others have no cap
+    for rules, bout_cap in ((Rules(), 0.0), (Rules.preset("seed003", num_players=4), 1.0),
+                            (Rules(deck_size=52, num_players=3, transfer=True), 0.0)):
         own, wide = ObservationEncoder(rules), ObservationEncoder(rules, universal=True)
         assert own.rules is rules and wide.size == 693
         game, rng = Game(rules, seed=7), random.Random(7)
@@ -332,11 +334,74 @@ def test_the_page_encodes_without_numpy_what_the_environments_encode():
             for enc in (own, wide):
                 view = game.view(game.to_act)
                 assert enc.encode_floats(view) == enc.encode(view).tolist()
+            assert wide.encode(view)[:wide.slices["seats"].start].tolist() == _widened(own.encode(view), own, wide)
             game.step(rng.choice(game.legal_actions()))
         obs = wide.encode(game.view(0))
         assert obs[wide.slices["seats"]].tolist() == [1.0] * rules.num_players + [0.0] * (6 - rules.num_players)
         assert obs[wide.slices["rules"]].tolist() == np.float32(rule_features(rules)).tolist()
         assert len(RULE_FEATURES) == wide.slices["rules"].stop - wide.slices["rules"].start
+        assert dict(zip(RULE_FEATURES, rule_features(rules)))["bout_cap"] == bout_cap
+    # seed 003: "Up to five cards may attack the first bout, six after that" (the features count cards by six)
+    features = dict(zip(RULE_FEATURES, rule_features(Rules.preset("seed003"))))
+    assert (features["max_attacks"], features["max_attacks_early"]) == (1.0, 5 / 6)
+
+
+def test_a_batch_of_observations_is_copied_in_a_few_runs_of_slots():
+    """The vector environments' writer (``_write``) squeezes each card plane into the layout's order (one shift
+    and mask per suit of a 24- or 36-card deck; none for 52 cards, whose card ids are its slots) so that a card
+    plane is one run of slots, and copies the batch a run at a time: 7 + (n - 1) card planes, the trump suit, then
+    the seats' slices (a run of hand sizes, one of the flags) and the counts; the universal layout adds the runs
+    of absent seats' zeros and its constants.  More runs give the same numbers at a higher cost a decision."""
+    from durak_env import ObservationEncoder
+    from durak_env.engine.actions import layout_for
+    from durak_env.observation import _squeeze
+
+    assert [len(_squeeze(layout_for(d).card_of)) for d in (24, 36, 52)] == [4, 4, 0]
+    for rules in (Rules(), Rules(num_players=4, deck_size=24, hand_size=5), Rules(num_players=6, deck_size=52)):
+        own, wide, n = ObservationEncoder(rules), ObservationEncoder(rules, True), rules.num_players
+        assert len(own._runs) == 7 + (n - 1) + 1 + 2 + 3  # ... stock and discard, taking, room and bouts
+        # absent seats: one run of zeros in known and in hand sizes, and each of the five flags in two runs;
+        # then the seats and the rules, one run of constants
+        assert len(wide._runs) == len(own._runs) + (n < 6) * (1 + 1 + 9) + 1
+
+
+def test_a_mask_written_into_an_array_clears_what_it_held():
+    """``mask(view, out=)`` (a bot's kept array): the legal moves of this view only, whatever the array held."""
+    import numpy as np
+
+    from durak_env import Game, ObservationEncoder
+
+    game = Game(Rules(), seed=3)
+    enc = ObservationEncoder(game.rules)
+    view = game.view(game.to_act)
+    kept = np.ones(enc.num_actions, dtype=np.int8)
+    assert enc.mask(view, out=kept) is kept
+    assert np.flatnonzero(kept).tolist() == sorted(view.legal_actions) == np.flatnonzero(enc.mask(view)).tolist()
+
+
+def _widened(obs, own, wide) -> list[float]:
+    """A table's own observation laid out as the universal one up to its seats and rules slices (docs/rules.md):
+    each card plane's slots by card id in a 52-card plane, and a seat past the table 0."""
+    from durak_env.engine.actions import layout_for
+
+    card_of, d, n = layout_for(own.rules.deck_size).card_of, own.rules.deck_size, own.n
+
+    def plane(values: list[float]) -> list[float]:
+        wide_plane = [0.0] * 52
+        for slot, card in enumerate(card_of):
+            wide_plane[card] = values[slot]
+        return wide_plane
+
+    out: list[float] = []
+    for name, place in own.slices.items():
+        values, size = obs[place].tolist(), wide.slices[name].stop - wide.slices[name].start
+        if name == "known":
+            out += [x for k in range(5) for x in (plane(values[k * d:(k + 1) * d]) if k < n - 1 else [0.0] * 52)]
+        elif len(values) == d:
+            out += plane(values)
+        else:
+            out += values + [0.0] * (size - len(values))
+    return out
 
 
 def test_derived_seeds_are_stable_and_apart():
