@@ -19,6 +19,7 @@ observation layout is refused with a message saying what it was made for.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 import operator
@@ -202,6 +203,12 @@ def _check_meta(meta: dict, path: str) -> Rules | None:
         return Rules.from_dict(meta["rules"])
     except (ValueError, TypeError) as err:
         raise ValueError(f"{path} names rules this durak_env cannot read: {err}") from None
+
+
+def bot_digest(path: str | Path) -> str:
+    """A bot file's identity in results kept across runs (which bot played them): its sha256's first 16 hex
+    digits."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
 def load_bot(path: str | Path, rules: Rules | None = None, sample: bool = False,

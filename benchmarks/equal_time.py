@@ -8,8 +8,11 @@ budgets (item 2: it must get stronger with time).
 
 Matches run in batches of ``--batch`` games on fresh deals; each batch is appended to ``equal_time.jsonl`` next
 to this script as it ends, so a stopped run continues where it stopped (the long matches take hours: run this
-in the background and run it again).  Both bots of a match play in one process, so a busy machine slows both
-alike; run it on an idle machine, with the wheel installed (its compiled engine), for the figures quoted.
+in the background and run it again).  Every player here is the shipped podkidnoy policy or a search guided by
+it, so each batch names that policy's file by digest, and only the batches of the policy shipped now count: a
+new shipped bot plays its matches afresh, on the same deals.  Both bots of a match play in one process, so a
+busy machine slows both alike; run it on an idle machine, with the wheel installed (its compiled engine), for
+the figures quoted.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ try:  # the installed package (a wheel's compiled engine) when there is one, els
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from baselines import shipped_bot  # noqa: E402
 from baselines.evaluate import evaluate, wilson  # noqa: E402
+from baselines.policy_file import bot_digest  # noqa: E402
 from durak_env import Rules  # noqa: E402
 
 MATCHES = {
@@ -39,8 +44,15 @@ MATCHES = {
 OUT = Path(__file__).with_name("equal_time")
 
 
-def batches(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+def batches(path: Path, policy: str) -> list[dict]:
+    """The batches played with ``policy`` (a digest from ``policy_digest``)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return [r for r in rows if r.get("policy") == policy]
+
+
+def policy_digest() -> str:
+    """The shipped podkidnoy bot's file, the policy of every player here: its sha256's first 16 hex digits."""
+    return bot_digest(shipped_bot(Rules.preset("podkidnoy")))
 
 
 def summary(name: str, rows: list[dict]) -> dict:
@@ -88,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.batch < 2 or args.batch % 2:
         p.error("--batch must be an even number of at least 2")
     log = Path(args.out + ".jsonl")
-    rows = batches(log)
+    policy = policy_digest()
+    rows = batches(log, policy)
     played_now = 0
     started = time.time()
     for name in ([] if args.report else args.match or list(MATCHES)):
@@ -104,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             sa, sb = rep.stats
             row = {"match": name, "batch": index, "games": rep.games, "a_fools": sa.fools, "b_fools": sb.fools,
                    "draws": sa.draws, "a_ms": sa.ms_per_move, "b_ms": sb.ms_per_move,
-                   "seconds": round(rep.seconds, 1)}
+                   "seconds": round(rep.seconds, 1), "policy": policy}
             with open(log, "a") as f:
                 f.write(json.dumps(row) + "\n")
             rows.append(row)
@@ -112,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             s = summary(name, rows)
             print(f"equal_time: {name} batch {index}: {a} not the fool in {s['share']:.3f} of {s['games']} games "
                   f"so far ({s['a_ms']:.1f} / {s['b_ms']:.1f} ms a move)", flush=True)
-    text = report(rows)
+    text = report(rows) + (f"\n\nThe policy of every player: `{shipped_bot(Rules.preset('podkidnoy')).name}`, sha256 "
+                           f"{policy}...; the batches of other policies in the .jsonl do not count.")
     Path(args.out + ".md").write_text(text + "\n")
     print(text)
     print(f"equal_time: {played_now} batches played in {time.time() - started:.0f} s; wrote {args.out}.md")

@@ -6,13 +6,17 @@ head-to-head matches on duplicate deals, with each bot's time per move and the g
     python benchmarks/ladder.py --bots random heuristic search:mcts:100 search:mcts:1000
 
 Each pairing is played once and appended to ``ladder.jsonl`` next to this script (its games, each side's fools
-and the draws, each side's ms a move), so a run that is stopped continues where it stopped and a later run
-adds bots without playing again what is there.  The pairings: every bot against random (the anchor) and
+and the draws, each side's ms a move, and the digest of the shipped policy where a side plays it), so a run that
+is stopped continues where it stopped and a later run adds bots without playing again what is there; a pairing
+played with a policy shipped before is played again.  The pairings: every bot against random (the anchor) and
 against its neighbours in the list, which runs roughly weakest to strongest; each ``search:mcts`` rung
-against the rung below.  Ratings are the Bradley-Terry maximum-likelihood fit over every game played (a draw
-counts half to each side), on the Elo scale (400 points: 10 to 1 odds), random fixed at 1000; the interval is
-two standard errors from the fit's information.  Times are for whatever engine runs this script: run it with
-the wheel installed (``pip install .``, which compiles the engine) for the figures the README quotes.
+against the rung below.  A pairing plays ``--games``, ``--slow-games`` with a bot of 50 ms a move or more, and
+``--slowest-games`` with one of seconds a move (half that against random), which meets only random and the rung
+below it: the 100,000-playout rung takes about 8 s a move.  Ratings are the Bradley-Terry maximum-likelihood
+fit over every game played (a draw counts half to each side), on the Elo scale (400 points: 10 to 1 odds),
+random fixed at 1000; the interval is two standard errors from the fit's information.  Times are for whatever
+engine runs this script: run it with the wheel installed (``pip install .``, which compiles the engine) for the
+figures the README quotes.
 """
 
 from __future__ import annotations
@@ -29,34 +33,43 @@ try:  # the installed package (a wheel's compiled engine) when there is one, els
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from baselines import shipped_bot  # noqa: E402
 from baselines.evaluate import evaluate  # noqa: E402
+from baselines.policy_file import bot_digest  # noqa: E402
 from durak_env import Rules  # noqa: E402
 
 LADDER = ["random", "easy", "heuristic", "search:mcts:100", "search:fast", "search:medium", "search:strong",
-          "search:mcts:1000", "trained", "search:policy", "search:mcts:10000", "search:net:30ms", "search:net:1s"]
-"""Roughly weakest to strongest: each bot meets random and its neighbours here."""
+          "search:mcts:1000", "trained:podkidnoy-0.2", "trained", "search:policy", "search:mcts:10000",
+          "search:net:30ms", "search:net:1s", "search:mcts:100000"]
+"""Roughly weakest to strongest: each bot meets random and its neighbours here (a bot of seconds a move, in
+``SLOWEST``, meets only random and the mcts rung below it)."""
 SLOW = {"search:strong", "search:policy", "search:mcts:10000", "search:mcts:100000", "search:mcts:1s",
         "search:mcts:3s", "search:net:1s"}
 """Bots of 50 ms a move or more: their pairings play ``--slow-games``."""
+SLOWEST = {"search:mcts:100000", "search:mcts:3s"}
+"""Bots of several seconds a move: they play ``--slowest-games``, and against random half as many (it takes
+hours, and a search that beats random does so in nearly every game)."""
 OUT = Path(__file__).with_name("ladder")
 ANCHOR = "random"
 
 
 def pairings(bots: list[str]) -> list[tuple[str, str]]:
-    """Every bot against the anchor and its two nearest neighbours in the list, each mcts rung against the
-    rung below it; each pair once."""
+    """Every bot against the anchor and its two nearest neighbours in the list (leaving out the ``SLOWEST``),
+    each mcts rung against the rung below it; each pair once."""
     out: list[tuple[str, str]] = []
 
     def add(a: str, b: str) -> None:
         if a != b and (a, b) not in out and (b, a) not in out:
             out.append((a, b))
 
-    for i, bot in enumerate(bots):
-        if ANCHOR in bots:
+    if ANCHOR in bots:
+        for bot in bots:
             add(bot, ANCHOR)
+    ranked = [b for b in bots if b not in SLOWEST]
+    for i, bot in enumerate(ranked):
         for j in (i - 1, i - 2):
             if j >= 0:
-                add(bot, bots[j])
+                add(bot, ranked[j])
     rungs = sorted((b for b in bots if b.startswith("search:mcts:") and b.split(":")[2].isdigit()),
                    key=lambda b: int(b.split(":")[2]))
     for low, high in zip(rungs, rungs[1:]):
@@ -64,16 +77,35 @@ def pairings(bots: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-def played(path: Path) -> list[dict]:
+def pairing_games(a: str, b: str, games: int, slow_games: int, slowest_games: int) -> int:
+    """Games for the pairing of ``a`` and ``b``: an even number, duplicate deals."""
+    if SLOWEST & {a, b}:
+        n = slowest_games // 2 if ANCHOR in (a, b) else slowest_games
+    else:
+        n = slow_games if SLOW & {a, b} else games
+    return n - n % 2
+
+
+def uses_shipped_policy(bot: str) -> bool:
+    """Whether ``bot`` plays with the shipped podkidnoy policy: ``trained`` and the searches it guides (a
+    kept version, ``trained:podkidnoy-0.2``, is a file of its own)."""
+    return bot in ("trained", "search:policy", "search:net") or bot.startswith("search:net:")
+
+
+def played(path: Path, policy: str) -> list[dict]:
+    """The pairings in the log that still hold: those with the shipped policy played with ``policy``."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r.get("policy") == policy or not (uses_shipped_policy(r["a"]) or
+                                                                 uses_shipped_policy(r["b"]))]
 
 
-def play_pair(a: str, b: str, games: int, seed: int) -> dict:
+def play_pair(a: str, b: str, games: int, seed: int, policy: str) -> dict:
     report = evaluate([a, b], Rules.preset("podkidnoy"), games=games, seed=seed, workers=2)
     sa, sb = report.stats
-    return {"a": a, "b": b, "games": report.games, "a_fools": sa.fools, "b_fools": sb.fools, "draws": sa.draws,
+    mark = {"policy": policy} if uses_shipped_policy(a) or uses_shipped_policy(b) else {}
+    return {**mark, "a": a, "b": b, "games": report.games, "a_fools": sa.fools, "b_fools": sb.fools, "draws": sa.draws,
             "a_ms": sa.ms_per_move, "b_ms": sb.ms_per_move, "seed": seed, "seconds": round(report.seconds, 1)}
 
 
@@ -139,21 +171,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bots", nargs="+", default=LADDER, metavar="BOT", help="weakest to strongest")
     p.add_argument("--games", type=int, default=200, help="games a pairing (duplicate deals, both seats)")
     p.add_argument("--slow-games", type=int, default=40, help="games a pairing with a bot slower than 50 ms a move")
+    p.add_argument("--slowest-games", type=int, default=20, help="games a pairing with a bot of seconds a move")
     p.add_argument("--seed", type=int, default=31)
     p.add_argument("--out", default=str(OUT), help="folder and stem of the .jsonl and .md files")
     p.add_argument("--only-rate", action="store_true", help="rate what is played; play nothing")
     args = p.parse_args(argv)
-    if args.games < 2 or args.slow_games < 2:
-        p.error("--games and --slow-games must be at least 2")
+    if min(args.games, args.slow_games, args.slowest_games) < 4:
+        p.error("--games, --slow-games and --slowest-games must be at least 4")
     log = Path(args.out + ".jsonl")
-    rows = played(log)
+    policy = bot_digest(shipped_bot(Rules.preset("podkidnoy")))  # kept with each pairing that plays it
+    rows = played(log, policy)
     done = {(r["a"], r["b"]) for r in rows}
     todo = [] if args.only_rate else [pair for pair in pairings(args.bots) if pair not in done]
     started = time.time()
     for n, (a, b) in enumerate(todo, 1):
-        games = args.slow_games if SLOW & {a, b} else args.games
+        games = pairing_games(a, b, args.games, args.slow_games, args.slowest_games)
         try:
-            row = play_pair(a, b, games, args.seed + n)
+            row = play_pair(a, b, games, args.seed + n, policy)
         except KeyboardInterrupt:
             print(f"ladder: stopped by the user after {n - 1} of {len(todo)} pairings; rerun to continue",
                   file=sys.stderr)

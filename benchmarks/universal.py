@@ -16,7 +16,6 @@ on where it stopped (rows of another bot file or game count are played again); u
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import sys
@@ -30,6 +29,7 @@ except ImportError:
 
 from baselines import SHIPPED_BOTS  # noqa: E402
 from baselines.evaluate import evaluate  # noqa: E402
+from baselines.policy_file import bot_digest  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS  # noqa: E402
 from durak_env.tables import DISTINCT_PRESETS  # noqa: E402
@@ -139,7 +139,7 @@ def main() -> int:
     args = p.parse_args()
     if args.games < 1:
         p.error("--games must be at least 1")
-    digest = hashlib.sha256(Path(args.bot).read_bytes()).hexdigest()[:16]
+    digest = bot_digest(args.bot)
     done_path = Path(args.out + ".jsonl")
     done = [json.loads(line) for line in done_path.read_text().splitlines()] if done_path.exists() else []
     kept = {r["table"]: r for r in done if r.get("bot") == digest and r.get("games") == args.games}
