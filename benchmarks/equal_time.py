@@ -45,14 +45,9 @@ OUT = Path(__file__).with_name("equal_time")
 
 
 def batches(path: Path, policy: str) -> list[dict]:
-    """The batches played with ``policy`` (a digest from ``policy_digest``)."""
+    """The batches played with ``policy`` (the ``bot_digest`` of the shipped podkidnoy bot's file)."""
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
     return [r for r in rows if r.get("policy") == policy]
-
-
-def policy_digest() -> str:
-    """The shipped podkidnoy bot's file, the policy of every player here: its sha256's first 16 hex digits."""
-    return bot_digest(shipped_bot(Rules.preset("podkidnoy")))
 
 
 def summary(name: str, rows: list[dict]) -> dict:
@@ -100,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.batch < 2 or args.batch % 2:
         p.error("--batch must be an even number of at least 2")
     log = Path(args.out + ".jsonl")
-    policy = policy_digest()
+    policy_file = shipped_bot(Rules.preset("podkidnoy"))  # the policy of every player here
+    policy = bot_digest(policy_file)
     rows = batches(log, policy)
     played_now = 0
     started = time.time()
@@ -125,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             s = summary(name, rows)
             print(f"equal_time: {name} batch {index}: {a} not the fool in {s['share']:.3f} of {s['games']} games "
                   f"so far ({s['a_ms']:.1f} / {s['b_ms']:.1f} ms a move)", flush=True)
-    text = report(rows) + (f"\n\nThe policy of every player: `{shipped_bot(Rules.preset('podkidnoy')).name}`, sha256 "
-                           f"{policy}...; the batches of other policies in the .jsonl do not count.")
+    text = report(rows) + (f"\n\nThe policy of every player: `{policy_file.name}`, sha256 {policy}...; the batches of "
+                           "other policies in the .jsonl do not count.")
     Path(args.out + ".md").write_text(text + "\n")
     print(text)
     print(f"equal_time: {played_now} batches played in {time.time() - started:.0f} s; wrote {args.out}.md")

@@ -86,10 +86,10 @@ def pairing_games(a: str, b: str, games: int, slow_games: int, slowest_games: in
     return n - n % 2
 
 
-def uses_shipped_policy(bot: str) -> bool:
-    """Whether ``bot`` plays with the shipped podkidnoy policy: ``trained`` and the searches it guides (a
-    kept version, ``trained:podkidnoy-0.2``, is a file of its own)."""
-    return bot in ("trained", "search:policy", "search:net") or bot.startswith("search:net:")
+def uses_shipped_policy(*bots: str) -> bool:
+    """Whether one of ``bots`` plays with the shipped podkidnoy policy: ``trained`` and the searches it guides
+    (a kept version, ``trained:podkidnoy-0.2``, is a file of its own)."""
+    return any(b in ("trained", "search:policy", "search:net") or b.startswith("search:net:") for b in bots)
 
 
 def played(path: Path, policy: str) -> list[dict]:
@@ -97,14 +97,13 @@ def played(path: Path, policy: str) -> list[dict]:
     if not path.exists():
         return []
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [r for r in rows if r.get("policy") == policy or not (uses_shipped_policy(r["a"]) or
-                                                                 uses_shipped_policy(r["b"]))]
+    return [r for r in rows if r.get("policy") == policy or not uses_shipped_policy(r["a"], r["b"])]
 
 
 def play_pair(a: str, b: str, games: int, seed: int, policy: str) -> dict:
     report = evaluate([a, b], Rules.preset("podkidnoy"), games=games, seed=seed, workers=2)
     sa, sb = report.stats
-    mark = {"policy": policy} if uses_shipped_policy(a) or uses_shipped_policy(b) else {}
+    mark = {"policy": policy} if uses_shipped_policy(a, b) else {}
     return {**mark, "a": a, "b": b, "games": report.games, "a_fools": sa.fools, "b_fools": sb.fools, "draws": sa.draws,
             "a_ms": sa.ms_per_move, "b_ms": sb.ms_per_move, "seed": seed, "seconds": round(report.seconds, 1)}
 

@@ -4,10 +4,14 @@ import json
 import sys
 from pathlib import Path
 
+from baselines import shipped_bot
+from baselines.policy_file import bot_digest
+from durak_env import Rules
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from equal_time import batches, policy_digest, summary  # noqa: E402
+from equal_time import batches, summary  # noqa: E402
 
 
 def batch(policy: str, a_fools: int, games: int = 20) -> dict:
@@ -16,7 +20,7 @@ def batch(policy: str, a_fools: int, games: int = 20) -> dict:
 
 
 def test_only_the_shipped_policys_batches_count(tmp_path):
-    now = policy_digest()
+    now = bot_digest(shipped_bot(Rules.preset("podkidnoy")))
     log = tmp_path / "equal_time.jsonl"
     rows = [batch("0123456789abcdef", a_fools=20), batch(now, a_fools=2), {**batch(now, a_fools=4), "policy": None}]
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
