@@ -124,3 +124,9 @@ def report_sigint(conn, tag):
         if message is None:
             return
         conn.send((tag, message, signal.getsignal(signal.SIGINT) == signal.SIG_IGN))
+
+
+CTRL_C_STATUSES = (130, -2)
+"""How a command stopped by Ctrl-C may end: it returns 130 (128 + SIGINT), or a SIGINT that reaches it once it has
+said so and cleaned up ends it by the signal itself, which a shell reports as the same 130 (CI saw a training run
+end so after its "stopped by the user" line).  A traceback or status 1 is neither."""
