@@ -70,10 +70,20 @@ def table_row(name: str, rules: Rules, held_out: bool, bot: str, games: int, see
            "universal": seat(bot, rules, games, seed), "heuristic": seat("heuristic", rules, games, seed)}
     own = specialist(rules)
     if own is not None:
-        row["specialist"] = {"file": Path(own).name, **seat(own, rules, games, seed)}
+        row["specialist"] = {"file": Path(own).name, "digest": bot_digest(own), **seat(own, rules, games, seed)}
     u, h = row["universal"]["fool_rate"], row["heuristic"]["fool_rate"]
     row["meets"] = u <= 0.6 / n and u < h and (own is None or u <= row["specialist"]["fool_rate"] + 0.02)
     return row
+
+
+def still_counts(row: dict, bot: str, games: int) -> bool:
+    """Whether a kept row is ``bot``'s (its ``bot_digest``) over ``games`` games, beside the specialist shipped now
+    for its table: a table whose specialist was shipped since (or a row that does not name its specialist's
+    digest) is played again."""
+    if row.get("bot") != bot or row.get("games") != games:
+        return False
+    own = specialist(Rules.from_dict(row["rules"]))
+    return own is None or row.get("specialist", {}).get("digest") == bot_digest(own)
 
 
 def decision_time(bot_file: str, rules: Rules, positions: int = 4000) -> tuple[float, float]:
@@ -142,7 +152,7 @@ def main() -> int:
     digest = bot_digest(args.bot)
     done_path = Path(args.out + ".jsonl")
     done = [json.loads(line) for line in done_path.read_text().splitlines()] if done_path.exists() else []
-    kept = {r["table"]: r for r in done if r.get("bot") == digest and r.get("games") == args.games}
+    kept = {r["table"]: r for r in done if still_counts(r, digest, args.games)}
     todo = [t for t in tables(args.config) if not args.table or t[0] in args.table]
     started = time.time()
     try:
