@@ -15,7 +15,7 @@ from durak_env.observation import network_shape
 from durak_env.tables import Tables
 from training import merge
 from training.export import write_bot
-from training.policy import ActionProbabilities, PolicyNet
+from training.policy import ActionProbabilities, PolicyNet, widen
 
 
 def universal_file(folder, tables: Tables):
@@ -118,9 +118,47 @@ def test_a_specialist_file_is_refused_in_one_line(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, words", [(["--specialist-share", "1.5"], "specialist-share must be a share"),
                                          (["--games", "0"], "games must be at least 1"),
-                                         (["--random-share", "-0.1"], "random-share must be a share")])
+                                         (["--random-share", "-0.1"], "random-share must be a share"),
+                                         (["--hidden", "64", "0"], "hidden must be layer widths")])
 def test_bad_settings_are_refused_in_one_line(tmp_path, capsys, args, words):
     with pytest.raises(SystemExit) as stop:
         merge.main([str(SHIPPED_BOTS["universal"][0]), str(tmp_path / "run"), *args])
     assert stop.value.code == 2 and words in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_widened_network_plays_as_the_narrow_one():
+    """Net2WiderNet: more units, the same function (exactly without noise; within a hair with the noise that
+    lets the copies learn apart), and never narrower."""
+    torch.manual_seed(1)
+    net = PolicyNet(40, 9, [24, 16])
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0, 0.5)
+    obs, mask = torch.randn(200, 40), (torch.rand(200, 9) < 0.6).to(torch.int8)
+    mask[:, 0] = 1
+    logits, value = net(obs, mask)
+    exact = widen(net, [60, 33], noise=0)
+    assert exact.hidden_sizes == [60, 33] and exact.trunk[0].weight.shape == (60, 40) and exact.pi.weight.shape == (9, 33)
+    wide_logits, wide_value = exact(obs, mask)
+    torch.testing.assert_close(wide_logits, logits, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(wide_value, value, atol=1e-4, rtol=1e-4)
+    jittered = widen(net, [60, 33], seed=3)
+    copies = jittered.trunk[0].weight[24:]
+    assert not torch.equal(copies, exact.trunk[0].weight[24:])  # the copies start apart
+    assert torch.equal(jittered.trunk[0].weight[:24], net.trunk[0].weight)  # the originals do not move
+    probs, wide_probs = torch.softmax(logits, -1), torch.softmax(jittered(obs, mask)[0], -1)
+    assert (probs - wide_probs).abs().max() < 0.05 and (probs - wide_probs).abs().mean() < 1e-3
+    for narrower in ([16, 16], [24]):
+        with pytest.raises(ValueError, match="does not widen"):
+            widen(net, narrower)
+
+
+def test_a_run_can_widen_the_network_and_refuses_narrower_before_dealing(tmp_path):
+    start = universal_file(tmp_path, Tables(presets=("podkidnoy",), seats=(2,), random_share=0.0))
+    bot = load_bot(merge.run(merge.MergeConfig(start, str(tmp_path / "wide"), games=2, epochs=1, workers=1,
+                                               hidden=(48,)), say=lambda line: None))
+    assert bot.metadata["hidden_sizes"] == [48] and bot.metadata["rounds"][-1]["hidden"] == [48]
+    with pytest.raises(ValueError, match="does not widen"):
+        merge.run(merge.MergeConfig(start, str(tmp_path / "narrow"), games=2, epochs=1, workers=1, hidden=(16,)))
+    assert not list((tmp_path / "narrow").glob("part-*"))

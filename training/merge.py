@@ -46,7 +46,7 @@ from durak_env.tables import Tables
 
 from .expert import command, fit_shares, move_shares, play_parts, record_config
 from .export import policy_from_bot_file, write_bot
-from .policy import ActionProbabilities
+from .policy import ActionProbabilities, widen
 
 PART_GAMES = 100
 """Deals per part file (the unit a rerun keeps)."""
@@ -79,6 +79,9 @@ class MergeConfig:
     batch_size: int = 1024
     seed: int = 1
     workers: int = 2
+    hidden: tuple[int, ...] | None = None
+    """Wider hidden layers for the merged network (``training.policy.widen``: it starts as the start file's
+    function, with more capacity to hold every table's play); None keeps the start's widths."""
 
     def __post_init__(self) -> None:
         for name in ("specialist_share", "teacher_moves", "self_share", "random_share"):
@@ -88,6 +91,8 @@ class MergeConfig:
         for name, least in (("games", 1), ("playouts", 0), ("epochs", 1), ("batch_size", 1), ("workers", 1)):
             if getattr(self, name) < least:
                 raise ValueError(f"{name.replace('_', '-')} must be at least {least}, got {getattr(self, name)!r}")
+        if self.hidden is not None and (not self.hidden or any(w < 1 for w in self.hidden)):
+            raise ValueError(f"hidden must be layer widths of at least 1, got {self.hidden!r}")
 
 
 def bot_tables(bot, config: str | None = None) -> Tables:
@@ -189,8 +194,10 @@ def run(cfg: MergeConfig, say=print) -> str:
     tasks = [(cfg.start, cfg.config, cfg.random_share, min(PART_GAMES, cfg.games - i),
               derive_seed("merge", cfg.seed, i), cfg.specialist_share, cfg.teacher_moves, cfg.self_share, cfg.playouts)
              for i in range(0, cfg.games, PART_GAMES)]
-    data = play_parts(out, tasks, taught_deals, cfg.workers, say)
     net = policy_from_bot_file(cfg.start)
+    if cfg.hidden is not None:
+        net = widen(net, list(cfg.hidden), cfg.seed)  # before any deal: a ValueError names narrower widths
+    data = play_parts(out, tasks, taught_deals, cfg.workers, say)
     stats = fit_shares(net, data, cfg.temperature, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed)
     made = lineage(source.metadata, cfg, stats["decisions"])
     meta = bot_metadata(None, net.hidden_sizes, trainer="distillation", tables=bot_tables(source, cfg.config).to_dict(),
@@ -223,7 +230,11 @@ def main(argv: list[str] | None = None) -> int:
                        ("random-share", float), ("playouts", int), ("temperature", float), ("epochs", int),
                        ("learning-rate", float), ("seed", int), ("workers", int)):
         p.add_argument(f"--{name}", type=kind, default=getattr(MergeConfig, name.replace("-", "_")))
+    p.add_argument("--hidden", type=int, nargs="+", metavar="WIDTH",
+                   help="wider hidden layers for the merged network (default: the start's)")
     args = p.parse_args(argv)
+    if args.hidden is not None:
+        args.hidden = tuple(args.hidden)
     try:
         cfg = MergeConfig(**vars(args))
     except ValueError as err:

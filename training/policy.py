@@ -42,6 +42,38 @@ class PolicyNet(nn.Module):
         return logits, self.v(h).squeeze(-1)
 
 
+@torch.no_grad()
+def widen(net: PolicyNet, hidden_sizes: list[int], seed: int = 0, noise: float = 0.01) -> PolicyNet:
+    """``net`` with wider hidden layers that computes the same function (Net2WiderNet: Chen, Goodfellow and
+    Shlens, "Net2Net", 2016): each new unit copies a unit of the layer, drawn at random, and the layer above
+    shares that unit's outgoing weights among its copies.  So a network trained further from it starts where
+    ``net`` is, with more capacity.  ``noise`` (relative to each incoming weight row's scale) is added to the
+    copies' incoming weights, so that copies can learn apart; 0 keeps the function exact."""
+    if len(hidden_sizes) != len(net.hidden_sizes) or any(w < h for w, h in zip(hidden_sizes, net.hidden_sizes)):
+        raise ValueError(f"widen: {list(hidden_sizes)} does not widen {net.hidden_sizes} (as many layers, none "
+                         f"narrower)")
+    gen = torch.Generator().manual_seed(seed)
+    wide = PolicyNet(net.obs_size, net.num_actions, hidden_sizes)
+    old = [m for m in net.trunk if isinstance(m, nn.Linear)]
+    new = [m for m in wide.trunk if isinstance(m, nn.Linear)]
+    source = torch.arange(net.obs_size)  # which unit of the old layer below each unit of the new one copies
+    for before, after, h, w in zip(old, new, net.hidden_sizes, hidden_sizes):
+        units = torch.cat([torch.arange(h), torch.randint(h, (w - h,), generator=gen)])
+        copies = torch.bincount(source, minlength=before.in_features).float()
+        weight = before.weight[units][:, source] / copies[source]
+        jitter = noise * weight.abs().mean(dim=1, keepdim=True) * torch.randn(weight.shape, generator=gen)
+        jitter[:h] = 0  # the originals stay as they are; only their copies move
+        after.weight.copy_(weight + jitter)
+        after.bias.copy_(before.bias[units])
+        source = units
+    copies = torch.bincount(source).float()
+    for head_before, head_after in ((net.pi, wide.pi), (net.v, wide.v)):
+        head_after.weight.copy_(head_before.weight[:, source] / copies[source])
+        head_after.bias.copy_(head_before.bias)
+    wide.eval()
+    return wide
+
+
 class ActionProbabilities(nn.Module):
     """What an exported bot computes: the masked policy's action probabilities, and the value head's
     estimate of the deal's outcome for the seat (for hints)."""
