@@ -36,6 +36,7 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
     "seed003-0.2": (BOTS_DIR / "seed003-0.2.onnx", Rules.preset("seed003", num_players=4)),
     "universal": (BOTS_DIR / "universal.onnx", None),
+    "universal-merge": (BOTS_DIR / "universal-merge.onnx", None),
     "universal-ppo": (BOTS_DIR / "universal-ppo.onnx", None),
 }
 """Pretrained policies shipped with the package, by family: the file and the rules it was trained for, None
@@ -43,8 +44,9 @@ for a universal file, which plays any rules (each file carries its rules too; a 
 ``make_bot("trained")`` picks the first made for the rules in play, and the universal bot (``universal``) for
 rules that have none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
 that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:seed001-transfer-0.2``,
-``trained:seed003-0.2`` too, and ``trained:universal-ppo``, the universal bot of PPO alone, before the
-specialists were merged in)."""
+``trained:seed003-0.2`` too; ``trained:universal-ppo``, the universal bot of PPO alone, before the
+specialists were merged in, and ``trained:universal-merge``, that bot with them merged in, from which PPO went on
+to make ``universal``)."""
 
 
 def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
