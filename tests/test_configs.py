@@ -110,6 +110,28 @@ def test_a_config_remembers_its_file_and_the_bot_files_name_it(tmp_path):
         TrainConfig.from_dict({"source": 3})
 
 
+def test_a_config_that_extends_another_replaces_its_settings_key_by_key(tmp_path):
+    """``extends: BASE`` (a shipped name, or a file beside it) starts from BASE's settings; the file's own keys
+    replace them, the rest (the held-out rule sets of universal-finetune among them) stay BASE's.  A loop of
+    configs extending each other, or a base that is no name, is refused in one line."""
+    tuned, base = TrainConfig.load("universal-finetune"), TrainConfig.load("universal")
+    assert tuned.make_tables() == base.make_tables() and tuned.source == "configs/universal-finetune.yaml"
+    assert (tuned.learning_rate, tuned.pretrain_games, base.pretrain_games) == (0.0002, 0, 8000)
+    assert tuned.ent_coef == base.ent_coef and tuned.pretrain_teacher == base.pretrain_teacher
+    (tmp_path / "base.yaml").write_text("extends: tiny\nseed: 5\nent_coef: 0.02\n")
+    (tmp_path / "mine.yaml").write_text("extends: base.yaml\nseed: 6\n")
+    mine = TrainConfig.load(tmp_path / "mine.yaml")
+    assert (mine.seed, mine.ent_coef, mine.source) == (6, 0.02, "mine.yaml")
+    assert mine.total_steps == TrainConfig.load("tiny").total_steps
+    (tmp_path / "base.yaml").write_text("extends: mine.yaml\n")
+    for text, words in [(None, "which extends it in turn"), ("extends: [1]\n", "extends must be a config")]:
+        if text:
+            (tmp_path / "mine.yaml").write_text(text)
+        with pytest.raises(ConfigError, match=words) as err:
+            TrainConfig.load(tmp_path / "mine.yaml")
+        assert "\n" not in str(err.value)
+
+
 def test_every_field_has_its_check_and_each_check_refuses():
     """Each field of TrainConfig is checked by its table (COUNTS, NUMBERS, SWITCHES) or by name; a field added
     without a check fails here.  Each table's check refuses a value out of bounds, naming the field."""

@@ -142,8 +142,10 @@ class TrainConfig:
         return cfg
 
     @classmethod
-    def load(cls, path: str | Path) -> "TrainConfig":
-        """A config from a YAML file, or a shipped config by name ("default", "shipped", ...)."""
+    def load(cls, path: str | Path, _extending: tuple[Path, ...] = ()) -> "TrainConfig":
+        """A config from a YAML file, or a shipped config by name ("default", "shipped", ...).  ``extends: BASE``
+        (a shipped config's name, or a file beside this one) starts from BASE's settings, which the file's own
+        replace key by key."""
         path = config_source(path)
         try:
             text = path.read_text()
@@ -157,11 +159,26 @@ class TrainConfig:
             mark = getattr(err, "problem_mark", None)
             line = f" (line {mark.line + 1})" if mark else ""
             raise ConfigError(f"{path}: not valid YAML{line}") from None
+        if isinstance(data, dict) and "extends" in data:
+            data = {**cls.base_settings(path, data.pop("extends"), _extending), **data}
         cfg = cls.from_dict(data, str(path))
         if not cfg.source:
             shipped = Path(str(path)).resolve().parent in (Path(str(configs_folder())).resolve(), CHECKOUT_CONFIGS)
             cfg.source = f"configs/{path.name}" if shipped else path.name  # no folder of the user's in a bot file
         return cfg
+
+    @classmethod
+    def base_settings(cls, path: Path, base: Any, extending: tuple[Path, ...]) -> dict[str, Any]:
+        """The settings of the config ``path`` extends (``extends: base``), for its own to replace."""
+        if not isinstance(base, str):
+            raise ConfigError(f"{path}: extends must be a config's name or file, got {base!r}")
+        beside = Path(str(path)).parent / base
+        base_path = config_source(beside if beside.exists() else base)
+        if Path(str(base_path)).resolve() in extending + (Path(str(path)).resolve(),):
+            raise ConfigError(f"{path}: extends {base!r}, which extends it in turn")
+        settings = cls.load(base_path, extending + (Path(str(path)).resolve(),)).to_dict()
+        del settings["source"]  # the file that names the settings is the one extending
+        return settings
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
