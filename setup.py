@@ -1,5 +1,11 @@
-"""The hot modules (the engine's game, action layout and game loop, the observation encoder, the vector core)
-compiled by mypyc when the package is built as a wheel.
+"""The native engine (``durak_env._native``: native/*.cpp under nanobind), built by every install, and the hot
+modules of the Python engine compiled by mypyc when the package is built as a wheel.
+
+The native engine is built by ``pip install .`` and by the editable install of the test command alike, so that the
+suite runs both engines and checks them against each other (tests/test_native.py).  nanobind comes from the
+build requirements (pyproject.toml); its library is compiled from its one-file source (``nb_combined.cpp``, as
+its documentation describes for build systems other than CMake).  Without a C++ compiler, or with
+``DURAK_PURE_PYTHON=1``, the package is the Python engine alone and works the same (durak_env/native.py).
 
 ``pip install .`` and ``python -m build`` compile ``COMPILED`` (the same Python source, type-annotated) into C
 extensions, which the package imports in place of the source: the engine plays 1.5-1.9x as fast
@@ -13,7 +19,7 @@ Everything else about the package is in pyproject.toml.
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 COMPILED = ["durak_env/engine/game.py", "durak_env/engine/actions.py", "durak_env/engine/loop.py",
             "durak_env/observation.py", "durak_env/vector_games.py"]
@@ -38,4 +44,26 @@ def compiled_modules() -> list:
     return extensions
 
 
-setup(ext_modules=compiled_modules())
+def native_extension() -> list:
+    """The native engine as one extension: its source and nanobind's, with nanobind's flags."""
+    if os.environ.get("DURAK_PURE_PYTHON"):
+        return []
+    try:
+        import nanobind
+    except ImportError as err:  # built outside pip's isolated build without nanobind installed
+        print(f"setup.py: the native engine is not built ({err}); the Python engine alone is installed", file=sys.stderr)
+        return []
+    nb = os.path.dirname(nanobind.__file__)
+    return [Extension(
+        "durak_env._native",
+        sources=["native/module.cpp", os.path.join(nb, "src", "nb_combined.cpp")],
+        depends=["native/durak.hpp", "native/vector.hpp"],
+        include_dirs=[os.path.join(nb, "include"), os.path.join(nb, "ext", "robin_map", "include")],
+        extra_compile_args=["-std=c++17", "-O3", "-fvisibility=hidden", "-fno-strict-aliasing", "-DNDEBUG",
+                            "-DNB_COMPACT_ASSERTIONS"],
+        language="c++",
+        optional=True,  # no C++ compiler: build_ext warns and the Python engine alone is installed
+    )]
+
+
+setup(ext_modules=compiled_modules() + native_extension())

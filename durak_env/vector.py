@@ -36,6 +36,7 @@ from .engine.rules import Rules
 from .engine.seeds import derive_seed
 from .environment import make_rules
 from .observation import ObservationEncoder
+from .native import make_vector_games
 from .vector_games import VectorGames, array_shapes
 from .workers import WorkerGone, Workers, ignore_interrupts
 
@@ -54,12 +55,15 @@ class SelfPlayVectorEnv:
     ``reset``/``step`` (copy what you keep).  ``workers`` (default 1; "auto": the cores this process may
     use) is how many processes play the deals: this one plays the first share and ``workers - 1`` helper
     processes the others, all writing into shared memory.  The helpers wait on a pipe, never spin.  An
-    illegal action raises IllegalAction naming the deal, and nothing is played.
+    illegal action raises IllegalAction naming the deal, and nothing is played.  ``engine`` ("auto", "native"
+    or "python") is the engine that plays the deals: the native one where it is built (``durak_env.native``),
+    which deals and plays the same games as the Python reference, several times as fast.
     """
 
     def __init__(self, rules: Rules | dict | str | None = None, num_envs: int = 64, workers: int | str = 1,
-                 max_moves: int = MOVE_LIMIT):
+                 max_moves: int = MOVE_LIMIT, engine: str = "auto"):
         self.rules = make_rules(rules)
+        self.engine = engine
         if not is_integer(num_envs, 1):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if workers == "auto":
@@ -73,7 +77,7 @@ class SelfPlayVectorEnv:
         self.action_space = spaces.Discrete(enc.num_actions)
         self._helpers: Workers | None = None
         if self.workers == 1:
-            self._local = VectorGames(self.rules, num_envs, max_moves)
+            self._local = make_vector_games(self.rules, num_envs, max_moves, engine=engine)
             arrays = {name: getattr(self._local, name) for name in ("obs", "mask", "seats", "rewards", "ended",
                                                                    "truncated")}
         else:
@@ -93,10 +97,11 @@ class SelfPlayVectorEnv:
         views = {name: np.frombuffer(raw[name], dtype=dtype).reshape(shape) for name, (shape, dtype) in shapes.items()}
         bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(int).tolist()
         self._own = bounds[1]
-        self._local = VectorGames(self.rules, self._own, max_moves,
-                                  arrays={name: view[:self._own] for name, view in views.items()})
+        self._local = make_vector_games(self.rules, self._own, max_moves,
+                                        arrays={name: view[:self._own] for name, view in views.items()},
+                                        engine=self.engine)
         self._actions = views.pop("actions")
-        self._helpers = Workers(_helper, [(self.rules.to_dict(), self.num_envs, lo, hi, max_moves, raw)
+        self._helpers = Workers(_helper, [(self.rules.to_dict(), self.num_envs, lo, hi, max_moves, raw, self.engine)
                                           for lo, hi in zip(bounds[1:-1], bounds[2:])])
         return views
 
@@ -181,14 +186,15 @@ class SelfPlayVectorEnv:
             self.close()
 
 
-def _helper(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: int, raw: dict) -> None:
+def _helper(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: int, raw: dict,
+            engine: str) -> None:
     """A helper process: deals lo..hi of the batch, written into the shared arrays; one message a step."""
     ignore_interrupts()  # already, when started from the main thread
     rules = Rules.from_dict(rules_dict)
     shapes = array_shapes(rules, num_envs)
     views = {name: np.frombuffer(raw[name], dtype=dtype).reshape(shape)[lo:hi]
              for name, (shape, dtype) in shapes.items()}
-    games = VectorGames(rules, hi - lo, max_moves, arrays=views, first=lo)
+    games = make_vector_games(rules, hi - lo, max_moves, arrays=views, first=lo, engine=engine)
     actions = views["actions"]
     while True:
         try:

@@ -1,4 +1,4 @@
-"""Self-play rollouts: many deals stepped as one batch (``durak_env.vector_games.VectorGames``), in one or more
+"""Self-play rollouts: many deals stepped as one batch (``durak_env.native.make_vector_games``), in one or more
 processes.
 
 Each deal seats the current policy in one random seat (the learner); every other seat is, by the
@@ -22,7 +22,7 @@ from baselines import make_bot
 from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
-from durak_env.vector_games import VectorGames
+from durak_env.native import make_vector_games
 from durak_env.workers import WorkerGone, Workers, ignore_interrupts
 
 from .config import KIND_BOTS, TrainConfig
@@ -65,7 +65,7 @@ class RolloutWorker:
         self.rng = random.Random(seed)
         self.torch_rng = torch.Generator().manual_seed(seed)
         self.tables = cfg.make_tables()  # rules: any, deals drawn from the tables (universal arrays)
-        self.vec = VectorGames(rules or Rules(), cfg.num_envs, tables=self.tables)
+        self.vec = make_vector_games(rules or Rules(), cfg.num_envs, tables=self.tables)
         self.vec.reset(seed=self.rng.getrandbits(62))
         self.obs_size, self.num_actions = self.vec.encoder.size, self.vec.num_actions
         self.policy = PolicyNet(self.obs_size, self.num_actions, cfg.hidden_sizes)

@@ -1,0 +1,294 @@
+// durak_env._native: the native engine (durak.hpp) and vector core (vector.hpp) for Python, through nanobind.
+//
+// Python reaches it only through durak_env/native.py, which turns the reference engine's objects (Rules, seeds,
+// a Game's facts) into the plain values taken here and checks what the caller passes.  Every entry point
+// checks its own arguments too: a wrong value is a ValueError or TypeError, never a crash.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/vector.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "durak.hpp"
+#include "vector.hpp"
+
+namespace nb = nanobind;
+using namespace durak;
+
+namespace {
+
+// native.rules_fields: the Rules fields as ints, in this order.
+Rules rules_from(const std::vector<int>& f) {
+    if (f.size() != 14) throw std::invalid_argument("native rules take 14 fields");
+    Rules r;
+    r.num_players = f[0];
+    r.deck_size = f[1];
+    r.deal_size = f[2];
+    r.throw_in = f[3];
+    r.before_beaten = f[4];
+    r.transfer = f[5];
+    r.max_attacks = f[6];
+    r.max_attacks_early = f[7];
+    r.early_first_discard = f[8];
+    r.bout_start = f[9];
+    r.after_take = f[10];
+    r.no_trump_lead = f[11];
+    r.open_discard = f[12];
+    r.max_bouts = f[13];
+    bool ok = r.num_players >= 2 && r.num_players <= MAX_PLAYERS && (r.deck_size == 24 || r.deck_size == 36 ||
+              r.deck_size == 52) && r.deal_size >= 1 && r.deal_size * r.num_players < r.deck_size &&
+              r.throw_in >= 0 && r.throw_in <= 2 && r.max_attacks >= 1 && r.max_attacks <= 26 &&
+              r.max_attacks_early >= 1 && r.max_attacks_early <= r.max_attacks && r.no_trump_lead >= 0 &&
+              r.no_trump_lead <= 3 && (r.max_bouts == -1 || r.max_bouts >= 1);
+    if (!ok) throw std::invalid_argument("native rules out of range (durak_env.native.rules_fields makes them)");
+    return r;
+}
+
+void seed_rng(PyRandom& rng, const std::vector<uint32_t>& words) {
+    if (words.empty()) throw std::invalid_argument("a seed is at least one 32-bit word");
+    rng.seed_words(words.data(), static_cast<int>(words.size()));
+}
+
+Mask card_mask(const std::vector<int>& cards, const char* what) {
+    Mask m = 0;
+    for (int c : cards) {
+        if (c < 0 || c >= 52) throw std::invalid_argument(std::string(what) + ": card ids are 0..51");
+        m |= Mask(1) << c;
+    }
+    return m;
+}
+
+nb::tuple result_tuple(const Game& g) {
+    nb::list placings, points, drawn;
+    for (int s = 0; s < g.n; ++s) {
+        placings.append(g.result.placings[s]);
+        points.append(g.result.points[s]);
+    }
+    for (int i = 0; i < g.result.drawn_count; ++i) drawn.append(g.result.drawn_seats[i]);
+    nb::object fool = nb::none();
+    if (g.result.fool >= 0) fool = nb::int_(g.result.fool);
+    return nb::make_tuple(nb::tuple(placings), nb::tuple(points), fool, nb::tuple(drawn), g.result.capped);
+}
+
+template <typename T>
+using Rows = nb::ndarray<T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+template <typename T>
+using Column = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// The vector core with the caller's arrays held: they stay alive and in place while it does.
+struct Vector {
+    VectorCore core;
+    Rows<float> obs;
+    Rows<int8_t> mask;
+    Column<int64_t> seats;
+    Rows<float> rewards;
+    Column<bool> ended, truncated;
+
+    Vector(const std::vector<int>& rules, int envs, int limit, Rows<float> o, Rows<int8_t> m, Column<int64_t> s,
+           Rows<float> r, Column<bool> e, Column<bool> t)
+        : core(rules_from(rules), envs, limit), obs(o), mask(m), seats(s), rewards(r), ended(e), truncated(t) {
+        if (envs < 1 || limit < 1) throw std::invalid_argument("num_envs and max_moves must be positive");
+        size_t n = static_cast<size_t>(envs);
+        auto shape = [&](size_t rows, size_t cols, size_t want_cols, const char* name) {
+            if (rows != n || cols != want_cols)
+                throw std::invalid_argument(std::string("the vector core's ") + name + " array has the wrong shape");
+        };
+        shape(obs.shape(0), obs.shape(1), core.obs_size, "obs");
+        shape(mask.shape(0), mask.shape(1), core.num_actions, "mask");
+        shape(seats.shape(0), 1, 1, "seats");
+        shape(rewards.shape(0), rewards.shape(1), core.rules.num_players, "rewards");
+        shape(ended.shape(0), 1, 1, "ended");
+        shape(truncated.shape(0), 1, 1, "truncated");
+        core.a = Arrays{obs.data(), mask.data(), seats.data(), rewards.data(), ended.data(), truncated.data()};
+    }
+
+    const int64_t* actions(const Column<int64_t>& acts) const {
+        if (acts.shape(0) != static_cast<size_t>(core.num_envs))
+            throw std::invalid_argument("one action per deal");
+        return acts.data();
+    }
+};
+
+}  // namespace
+
+NB_MODULE(_native, m) {
+    m.doc() = "The native Durak engine and vector core; durak_env.native is its Python face.";
+    m.attr("MAX_ACTIONS") = MAX_ACTIONS;
+
+    nb::class_<Game>(m, "Game")
+        .def("__init__", [](Game* g, const std::vector<int>& rules, const std::vector<uint32_t>& seed, int first) {
+            Rules r = rules_from(rules);
+            if (first < 0 || first >= r.num_players) throw std::invalid_argument("first_seat out of range");
+            PyRandom rng;
+            seed_rng(rng, seed);
+            new (g) Game();
+            g->deal_seeded(r, rng, first);
+        })
+        .def_static("from_deck", [](const std::vector<int>& rules, const std::vector<int>& cards, int first) {
+            Rules r = rules_from(rules);
+            if (first < 0 || first >= r.num_players) throw std::invalid_argument("first_seat out of range");
+            if (static_cast<int>(cards.size()) != r.deck_size) throw std::invalid_argument("a whole deck");
+            card_mask(cards, "deck");
+            std::vector<int8_t> deck(cards.begin(), cards.end());
+            Game g;
+            if (!g.deal(r, deck.data(), r.deck_size, first)) throw std::invalid_argument("redeal");
+            return g;
+        })
+        .def_static("assemble", [](const std::vector<int>& rules, int trump_card, const std::vector<int>& stock,
+                                   const std::vector<Mask>& hands, Mask discard, const std::vector<Mask>& known,
+                                   const std::vector<std::vector<int>>& out_groups, const std::vector<int>& attacks,
+                                   const std::vector<int>& defences, int attacker, int defender, int opener,
+                                   int passed, bool taking, int bouts, int first_seat) {
+            Game g;
+            g.rules = rules_from(rules);
+            int n = g.rules.num_players;
+            auto seat_ok = [&](int s) { return s >= 0 && s < n; };
+            if (trump_card < 0 || trump_card >= 52 || stock.size() > 52 || hands.size() != static_cast<size_t>(n) ||
+                known.size() != static_cast<size_t>(n) || attacks.size() != defences.size() ||
+                attacks.size() > MAX_TABLE || !seat_ok(attacker) || !seat_ok(defender) || !seat_ok(opener) ||
+                !seat_ok(first_seat) || passed < 0 || passed >= (1 << n) || bouts < 0)
+                throw std::invalid_argument("facts out of range (snapshot.py validates them first)");
+            card_mask(stock, "stock");
+            card_mask(attacks, "attacks");
+            g.trump_card = static_cast<int8_t>(trump_card);
+            g.stock_len = static_cast<int>(stock.size());
+            for (int i = 0; i < g.stock_len; ++i) g.stock[i] = static_cast<int8_t>(stock[i]);
+            for (int s = 0; s < n; ++s) g.hands[s] = hands[s], g.known[s] = known[s];
+            g.discard = discard;
+            for (const auto& group : out_groups) {
+                if (group.empty() || g.groups >= MAX_PLAYERS) throw std::invalid_argument("bad out_groups");
+                for (int s : group) {
+                    if (!seat_ok(s) || g.out_count >= MAX_PLAYERS) throw std::invalid_argument("bad out_groups");
+                    g.out_seats[g.out_count++] = static_cast<int8_t>(s);
+                }
+                g.group_end[g.groups++] = static_cast<int8_t>(g.out_count);
+            }
+            g.na = static_cast<int>(attacks.size());
+            for (int i = 0; i < g.na; ++i) {
+                if (defences[i] < -1 || defences[i] >= 52) throw std::invalid_argument("bad defences");
+                g.attacks[i] = static_cast<int8_t>(attacks[i]);
+                g.defences[i] = static_cast<int8_t>(defences[i]);
+            }
+            g.attacker = attacker, g.defender = defender, g.opener = opener;
+            g.passed = passed, g.taking = taking, g.bouts = bouts, g.first_seat = first_seat;
+            if (!g.derive()) throw std::invalid_argument("the position is between bouts (every card beaten and everyone passed)");
+            return g;
+        })
+        .def("clone", [](const Game& g) { return Game(g); })
+        .def("legal_actions", [](Game& g) {
+            int count = g.legal_actions();
+            nb::list out;
+            for (int i = 0; i < count; ++i) out.append(g.legal[i]);
+            return nb::tuple(out);
+        })
+        .def("is_legal", [](Game& g, int64_t action) { return g.is_legal(action); })
+        .def("play", [](Game& g, int64_t action) {
+            if (!g.is_legal(action)) throw std::invalid_argument("not a legal action here");
+            g.play(static_cast<int>(action));
+        })
+        .def("play_forced", [](Game& g, int64_t limit) {
+            nb::list played;
+            while (!g.over && limit-- > 0 && g.legal_actions() == 1) {
+                played.append(nb::make_tuple(g.to_act, g.legal[0]));
+                g.play(g.legal[0]);
+            }
+            return played;
+        })
+        .def("refusal", [](Game& g, int64_t action) {
+            if (action < INT32_MIN || action > INT32_MAX) return g.over ? int(GAME_OVER) : int(NOT_AN_ACTION);
+            return g.refusal(static_cast<int>(action));
+        })
+        .def("no_transfer", &Game::no_transfer)
+        .def_prop_ro("to_act", [](const Game& g) { return g.to_act; })
+        .def_prop_ro("over", [](const Game& g) { return g.over; })
+        .def_prop_ro("result", [](const Game& g) -> nb::object {
+            if (!g.over) return nb::none();
+            return result_tuple(g);
+        })
+        .def("rewards", [](const Game& g) {
+            if (!g.over) throw std::invalid_argument("the deal is not over");
+            nb::list out;
+            for (int s = 0; s < g.n; ++s) out.append(static_cast<float>(g.result.reward(s, g.n)));
+            return out;
+        })
+        .def("facts", [](const Game& g) {
+            // The stored facts as the reference engine holds them (Game.assemble takes them by these names).
+            nb::dict f;
+            nb::list stock, hands, known, groups, attacks, defences;
+            for (int i = 0; i < g.stock_len; ++i) stock.append(g.stock[i]);
+            for (int s = 0; s < g.n; ++s) hands.append(g.hands[s]), known.append(g.known[s]);
+            for (int k = 0; k < g.groups; ++k) {
+                nb::list group;
+                for (int i = k ? g.group_end[k - 1] : 0; i < g.group_end[k]; ++i) group.append(g.out_seats[i]);
+                groups.append(nb::tuple(group));
+            }
+            for (int i = 0; i < g.na; ++i) attacks.append(g.attacks[i]), defences.append(g.defences[i]);
+            f["trump_card"] = g.trump_card;
+            f["stock"] = stock;
+            f["hands"] = hands;
+            f["discard"] = g.discard;
+            f["known"] = known;
+            f["out_groups"] = groups;
+            f["attacks"] = attacks;
+            f["defences"] = defences;
+            f["attacker"] = g.attacker;
+            f["defender"] = g.defender;
+            f["opener"] = g.opener;
+            f["passed"] = g.passed;
+            f["taking"] = g.taking;
+            f["bouts"] = g.bouts;
+            f["first_seat"] = g.first_seat;
+            return f;
+        })
+        .def_prop_ro("last_bout", [](const Game& g) -> nb::object {
+            if (!g.has_last_bout) return nb::none();
+            nb::list drew;
+            for (int s = 0; s < g.n; ++s) drew.append(g.last_bout.drew[s]);
+            return nb::make_tuple(g.last_bout.bouts, g.last_bout.defender, g.last_bout.took, g.last_bout.table,
+                                  popcount(g.last_bout.table), nb::tuple(drew));
+        })
+        .def_prop_ro("limit", [](const Game& g) { return g.limit; })
+        .def("encode", [](const Game& g, int seat, bool universal, Column<float> out) {
+            if (seat < 0 || seat >= g.n) throw std::invalid_argument("seat out of range");
+            if (out.shape(0) != static_cast<size_t>(observation_size(g.rules, universal)))
+                throw std::invalid_argument("the observation array has the wrong size");
+            encode(g, seat, universal, out.data());
+        });
+
+    nb::class_<Vector>(m, "VectorCore")
+        .def(nb::init<const std::vector<int>&, int, int, Rows<float>, Rows<int8_t>, Column<int64_t>, Rows<float>,
+                      Column<bool>, Column<bool>>(),
+             nb::arg("rules"), nb::arg("num_envs"), nb::arg("max_moves"), nb::arg("obs"), nb::arg("mask"),
+             nb::arg("seats"), nb::arg("rewards"), nb::arg("ended"), nb::arg("truncated"))
+        .def("seed", [](Vector& v, const std::vector<std::vector<uint32_t>>& rows) {
+            if (rows.size() != static_cast<size_t>(v.core.num_envs)) throw std::invalid_argument("a seed per deal");
+            for (size_t i = 0; i < rows.size(); ++i) seed_rng(v.core.rngs[i], rows[i]);
+        })
+        .def("reset", [](Vector& v) { v.core.reset(); }, nb::call_guard<nb::gil_scoped_release>())
+        .def("check", [](Vector& v, Column<int64_t> acts) { return v.core.check(v.actions(acts)); })
+        .def("play", [](Vector& v, Column<int64_t> acts, bool write) {
+            const int64_t* a = v.actions(acts);
+            if (v.core.check(a) >= 0) throw std::invalid_argument("an action is not legal in its deal");
+            nb::gil_scoped_release release;
+            v.core.play(a, write);
+        })
+        .def("write_rows", [](Vector& v, Column<int64_t> rows) {
+            const int64_t* r = rows.data();
+            size_t count = rows.shape(0);
+            for (size_t k = 0; k < count; ++k)
+                if (r[k] < 0 || r[k] >= v.core.num_envs) throw std::invalid_argument("row out of range");
+            nb::gil_scoped_release release;
+            for (int i = 0; i < v.core.num_envs; ++i) v.core.a.seats[i] = v.core.games[i].to_act;
+            for (size_t k = 0; k < count; ++k) v.core.write_row(static_cast<int>(r[k]));
+        })
+        .def("write", [](Vector& v) { v.core.write_all(); }, nb::call_guard<nb::gil_scoped_release>())
+        .def("game", [](Vector& v, int i) {
+            if (i < 0 || i >= v.core.num_envs) throw std::invalid_argument("row out of range");
+            return Game(v.core.games[i]);
+        })
+        .def_prop_ro("played", [](const Vector& v) { return v.core.played; })
+        .def_prop_ro("moves", [](const Vector& v) { return v.core.moves; })
+        .def_prop_ro("final_moves", [](const Vector& v) { return v.core.final_moves; });
+}
