@@ -47,6 +47,15 @@ struct Rules {
     bool open_discard = true;
     int max_bouts = -1;                // -1: no cap
 
+    // What Rules.__post_init__ refuses (the reference says why; these are already its values).
+    bool valid() const {
+        return num_players >= 2 && num_players <= MAX_PLAYERS && (deck_size == 24 || deck_size == 36 ||
+               deck_size == 52) && deal_size >= 1 && deal_size * num_players < deck_size && throw_in >= 0 &&
+               throw_in <= 2 && max_attacks >= 1 && max_attacks <= 26 && max_attacks_early >= 1 &&
+               max_attacks_early <= max_attacks && no_trump_lead >= 0 && no_trump_lead <= 3 &&
+               (max_bouts == -1 || max_bouts >= 1);
+    }
+
     // Rules.attack_cap
     int attack_cap(int discard_count, int bouts) const {
         bool early = early_first_discard ? discard_count == 0 : bouts == 0;
@@ -301,6 +310,62 @@ struct Game {
         defender = tables().next_in[n][0][leader];
         derive();
         return true;
+    }
+
+    // Game.assemble, for facts that put each card of the deck in one place (snapshot.py checks that, and says
+    // what is wrong, before the reference engine assembles them).  What could take this engine out of its
+    // arrays is refused here too, so that no facts at all can: returns false (the game unusable) for a seat,
+    // a card or a count out of range, a seat out twice, or a position between bouts.
+    bool assemble(const Rules& r, int trump, const int8_t* stock_cards, int stock_count, const Mask* hand_masks,
+                  Mask discarded, const Mask* known_masks, const int8_t* out, const int8_t* ends, int ngroups,
+                  const int8_t* attack_cards, const int8_t* defence_cards, int count, int att, int def, int open,
+                  int passed_mask, bool is_taking, int bout_count, int first) {
+        rules = r;
+        n = r.num_players;
+        if (!r.valid()) return false;
+        Mask deck = 0;
+        for (int s = 0; s < 4; ++s)
+            for (int rank = lowest_rank(r.deck_size); rank < NUM_RANKS; ++rank) deck |= Mask(1) << (s * NUM_RANKS + rank);
+        auto seat_ok = [&](int s) { return s >= 0 && s < n; };
+        auto card_ok = [&](int c) { return c >= 0 && c < 52 && (deck >> c & 1); };
+        if (!card_ok(trump) || stock_count < 0 || stock_count > 52 || count < 0 || count > MAX_TABLE ||
+            !seat_ok(att) || !seat_ok(def) || !seat_ok(open) || !seat_ok(first) || passed_mask < 0 ||
+            passed_mask >= (1 << n) || bout_count < 0 || (discarded & ~deck))
+            return false;
+        trump_card = static_cast<int8_t>(trump);
+        stock_len = stock_count;
+        for (int i = 0; i < stock_count; ++i) {
+            if (!card_ok(stock_cards[i])) return false;
+            stock[i] = stock_cards[i];
+        }
+        for (int s = 0; s < MAX_PLAYERS; ++s) hands[s] = known[s] = 0;
+        for (int s = 0; s < n; ++s) {
+            if ((hand_masks[s] | known_masks[s]) & ~deck) return false;
+            hands[s] = hand_masks[s], known[s] = known_masks[s];
+        }
+        discard = discarded;
+        int seen = 0;
+        groups = out_count = 0;
+        for (int g = 0; g < ngroups; ++g) {
+            int start = g ? ends[g - 1] : 0;
+            if (g >= MAX_PLAYERS || ends[g] <= start || ends[g] > MAX_PLAYERS) return false;
+            for (int i = start; i < ends[g]; ++i) {
+                if (!seat_ok(out[i]) || (seen >> out[i] & 1)) return false;
+                seen |= 1 << out[i];
+                out_seats[out_count++] = out[i];
+            }
+            group_end[groups++] = ends[g];
+        }
+        na = count;
+        for (int i = 0; i < count; ++i) {
+            if (!card_ok(attack_cards[i]) || !(defence_cards[i] == -1 || card_ok(defence_cards[i]))) return false;
+            attacks[i] = attack_cards[i];
+            defences[i] = defence_cards[i];
+        }
+        attacker = att, defender = def, opener = open;
+        passed = passed_mask, taking = is_taking, bouts = bout_count, first_seat = first;
+        has_last_bout = false;
+        return derive();
     }
 
     // Game._lowest_trump_holder, -1 for none

@@ -37,12 +37,7 @@ Rules rules_from(const std::vector<int>& f) {
     r.no_trump_lead = f[11];
     r.open_discard = f[12];
     r.max_bouts = f[13];
-    bool ok = r.num_players >= 2 && r.num_players <= MAX_PLAYERS && (r.deck_size == 24 || r.deck_size == 36 ||
-              r.deck_size == 52) && r.deal_size >= 1 && r.deal_size * r.num_players < r.deck_size &&
-              r.throw_in >= 0 && r.throw_in <= 2 && r.max_attacks >= 1 && r.max_attacks <= 26 &&
-              r.max_attacks_early >= 1 && r.max_attacks_early <= r.max_attacks && r.no_trump_lead >= 0 &&
-              r.no_trump_lead <= 3 && (r.max_bouts == -1 || r.max_bouts >= 1);
-    if (!ok) throw std::invalid_argument("native rules out of range (durak_env.native.rules_fields makes them)");
+    if (!r.valid()) throw std::invalid_argument("native rules out of range (durak_env.native.rules_fields makes them)");
     return r;
 }
 
@@ -51,13 +46,15 @@ void seed_rng(PyRandom& rng, const std::vector<uint32_t>& words) {
     rng.seed_words(words.data(), static_cast<int>(words.size()));
 }
 
-Mask card_mask(const std::vector<int>& cards, const char* what) {
-    Mask m = 0;
+// A deck: each card of the rules' deck once.
+bool whole_deck(const std::vector<int>& cards, int deck_size) {
+    Mask seen = 0;
+    int low = lowest_rank(deck_size);
     for (int c : cards) {
-        if (c < 0 || c >= 52) throw std::invalid_argument(std::string(what) + ": card ids are 0..51");
-        m |= Mask(1) << c;
+        if (c < 0 || c >= 52 || rank_of(c) < low || (seen >> c & 1)) return false;
+        seen |= Mask(1) << c;
     }
-    return m;
+    return static_cast<int>(cards.size()) == deck_size;
 }
 
 nb::tuple result_tuple(const Game& g) {
@@ -129,8 +126,7 @@ NB_MODULE(_native, m) {
         .def_static("from_deck", [](const std::vector<int>& rules, const std::vector<int>& cards, int first) {
             Rules r = rules_from(rules);
             if (first < 0 || first >= r.num_players) throw std::invalid_argument("first_seat out of range");
-            if (static_cast<int>(cards.size()) != r.deck_size) throw std::invalid_argument("a whole deck");
-            card_mask(cards, "deck");
+            if (!whole_deck(cards, r.deck_size)) throw std::invalid_argument("from_deck needs each card of the deck once");
             std::vector<int8_t> deck(cards.begin(), cards.end());
             Game g;
             if (!g.deal(r, deck.data(), r.deck_size, first)) throw std::invalid_argument("redeal");
@@ -141,39 +137,26 @@ NB_MODULE(_native, m) {
                                    const std::vector<std::vector<int>>& out_groups, const std::vector<int>& attacks,
                                    const std::vector<int>& defences, int attacker, int defender, int opener,
                                    int passed, bool taking, int bouts, int first_seat) {
-            Game g;
-            g.rules = rules_from(rules);
-            int n = g.rules.num_players;
-            auto seat_ok = [&](int s) { return s >= 0 && s < n; };
-            if (trump_card < 0 || trump_card >= 52 || stock.size() > 52 || hands.size() != static_cast<size_t>(n) ||
-                known.size() != static_cast<size_t>(n) || attacks.size() != defences.size() ||
-                attacks.size() > MAX_TABLE || !seat_ok(attacker) || !seat_ok(defender) || !seat_ok(opener) ||
-                !seat_ok(first_seat) || passed < 0 || passed >= (1 << n) || bouts < 0)
-                throw std::invalid_argument("facts out of range (snapshot.py validates them first)");
-            card_mask(stock, "stock");
-            card_mask(attacks, "attacks");
-            g.trump_card = static_cast<int8_t>(trump_card);
-            g.stock_len = static_cast<int>(stock.size());
-            for (int i = 0; i < g.stock_len; ++i) g.stock[i] = static_cast<int8_t>(stock[i]);
-            for (int s = 0; s < n; ++s) g.hands[s] = hands[s], g.known[s] = known[s];
-            g.discard = discard;
+            Rules r = rules_from(rules);
+            size_t n = static_cast<size_t>(r.num_players);
+            if (hands.size() != n || known.size() != n || attacks.size() != defences.size() ||
+                attacks.size() > MAX_TABLE || stock.size() > 52 || out_groups.size() > MAX_PLAYERS)
+                throw std::invalid_argument("facts of the wrong length (snapshot.py validates them first)");
+            auto small = [](int v) { return static_cast<int8_t>(v < -1 || v > 63 ? 99 : v); };  // 99: refused below
+            std::vector<int8_t> pile, out, ends, att, def;
+            for (int c : stock) pile.push_back(small(c));
             for (const auto& group : out_groups) {
-                if (group.empty() || g.groups >= MAX_PLAYERS) throw std::invalid_argument("bad out_groups");
-                for (int s : group) {
-                    if (!seat_ok(s) || g.out_count >= MAX_PLAYERS) throw std::invalid_argument("bad out_groups");
-                    g.out_seats[g.out_count++] = static_cast<int8_t>(s);
-                }
-                g.group_end[g.groups++] = static_cast<int8_t>(g.out_count);
+                if (out.size() + group.size() > MAX_PLAYERS) throw std::invalid_argument("bad out_groups");
+                for (int s : group) out.push_back(small(s));
+                ends.push_back(static_cast<int8_t>(out.size()));
             }
-            g.na = static_cast<int>(attacks.size());
-            for (int i = 0; i < g.na; ++i) {
-                if (defences[i] < -1 || defences[i] >= 52) throw std::invalid_argument("bad defences");
-                g.attacks[i] = static_cast<int8_t>(attacks[i]);
-                g.defences[i] = static_cast<int8_t>(defences[i]);
-            }
-            g.attacker = attacker, g.defender = defender, g.opener = opener;
-            g.passed = passed, g.taking = taking, g.bouts = bouts, g.first_seat = first_seat;
-            if (!g.derive()) throw std::invalid_argument("the position is between bouts (every card beaten and everyone passed)");
+            for (size_t i = 0; i < attacks.size(); ++i) att.push_back(small(attacks[i])), def.push_back(small(defences[i]));
+            Game g;
+            if (!g.assemble(r, trump_card < 0 || trump_card > 63 ? 99 : trump_card, pile.data(),
+                            static_cast<int>(pile.size()), hands.data(), discard, known.data(), out.data(), ends.data(),
+                            static_cast<int>(ends.size()), att.data(), def.data(), static_cast<int>(att.size()), attacker,
+                            defender, opener, passed, taking, bouts, first_seat))
+                throw std::invalid_argument("facts out of range, or a position between bouts");
             return g;
         })
         .def("clone", [](const Game& g) { return Game(g); })
@@ -255,13 +238,15 @@ NB_MODULE(_native, m) {
             if (out.shape(0) != static_cast<size_t>(observation_size(g.rules, universal)))
                 throw std::invalid_argument("the observation array has the wrong size");
             encode(g, seat, universal, out.data());
-        });
+        }, nb::arg("seat"), nb::arg("universal"), nb::arg("out").noconvert());
 
     nb::class_<Vector>(m, "VectorCore")
         .def(nb::init<const std::vector<int>&, int, int, Rows<float>, Rows<int8_t>, Column<int64_t>, Rows<float>,
                       Column<bool>, Column<bool>>(),
-             nb::arg("rules"), nb::arg("num_envs"), nb::arg("max_moves"), nb::arg("obs"), nb::arg("mask"),
-             nb::arg("seats"), nb::arg("rewards"), nb::arg("ended"), nb::arg("truncated"))
+             // noconvert: an array of another dtype or layout is refused, never copied (the writes would be lost)
+             nb::arg("rules"), nb::arg("num_envs"), nb::arg("max_moves"), nb::arg("obs").noconvert(),
+             nb::arg("mask").noconvert(), nb::arg("seats").noconvert(), nb::arg("rewards").noconvert(),
+             nb::arg("ended").noconvert(), nb::arg("truncated").noconvert())
         .def("seed", [](Vector& v, const std::vector<std::vector<uint32_t>>& rows) {
             if (rows.size() != static_cast<size_t>(v.core.num_envs)) throw std::invalid_argument("a seed per deal");
             for (size_t i = 0; i < rows.size(); ++i) seed_rng(v.core.rngs[i], rows[i]);
