@@ -1,7 +1,8 @@
 """The two engines against each other: seeded deals played through the Python reference (``durak_env.engine``)
 and the native engine (``durak_env._native``) side by side, compared at every decision.
 
-At each decision: the legal set (in order), the seat to act, both observation layouts of every seat (bytes),
+At each decision: the legal set (in order), the seat to act, seed 004's heuristic move (``search:mcts``'s
+rollouts), both observation layouts of every seat (bytes),
 the refusal code of a few actions that are not legal (out of range, other kinds, other cards) and, now and
 then, the facts of the position.  Now and then a deal is carried on from a snapshot: the reference game from
 ``to_dict``/``from_dict`` and the native one assembled from the reference's facts.  At the end: the result
@@ -27,7 +28,7 @@ import numpy as np
 from durak_env.engine.game import Game
 from durak_env.engine.invariants import random_rules
 from durak_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
-from durak_env.native import REFUSALS, native_game, to_native
+from durak_env.native import REFUSALS, _native, native_game, to_native
 from durak_env.observation import ObservationEncoder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,6 +81,8 @@ def compare_deal(rules: Rules, seed: int, first_seat: int, rng: random.Random, h
                       f"observation of seat {seat} (universal={universal}) after {len(moves)} moves")
         if len(moves) % 16 == 0:
             check(Game.assemble(rules, **nat.facts()).to_dict() == ref.to_dict(), "the facts")
+        if len(legal) > 1:
+            check(_heuristic(ref) == _native.heuristic_action(nat), "seed 004's heuristic move")
         for action in (rng.randrange(-2, size + 2), rng.randrange(size), rng.randrange(size)):
             why = ref.refusal(action)
             code = nat.refusal(action)

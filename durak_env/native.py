@@ -26,7 +26,7 @@ from .engine.game import Game, IllegalAction
 from .engine.loop import MOVE_LIMIT
 from .engine.refusal import Refusal
 from .engine.rules import DEFENDER_LIMITS, EARLY_ENDS, NO_TRUMP_LEADS, THROW_IN, Rules
-from .engine.view import BoutEnd
+from .engine.view import BoutEnd, SeatView
 from .observation import ObservationEncoder
 from .tables import Tables
 from .vector_games import VectorGames, array_shapes
@@ -103,6 +103,23 @@ def to_reference(native: Any, rules: Rules) -> Game:
     return game
 
 
+def view_fields(view: SeatView) -> list:
+    """A seat's view as the native search takes it (native/module.cpp: ``view_from``): only what the seat sees."""
+    return [rules_fields(view.rules), view.seat, view.hand_mask, [int(a) for a, _ in view.table],
+            [-1 if d is None else int(d) for _, d in view.table], int(view.trump_card), view.stock_size,
+            list(view.hand_sizes), list(view.known_masks), -1 if view.discard_mask is None else view.discard_mask,
+            [list(g) for g in view.out_groups], view.attacker, view.defender, view.opener,
+            sum(1 << s for s in view.passed), view.taking, view.bouts, view.first_seat]
+
+
+def native_mcts(view: SeatView, playouts: int | None, seconds: float | None, seed: int, exploration: float,
+                rollout: str) -> tuple[int, int]:
+    """``search:mcts`` from ``view`` in the native core (native/search.hpp), the GIL released: (move, playouts)."""
+    if _native is None:
+        raise RuntimeError("the native engine is not built here")
+    return _native.mcts(*view_fields(view), playouts or 0, seconds or 0.0, seed, exploration, rollout == "heuristic")
+
+
 class _Deals(Sequence):
     """The deals of a native vector as reference games, each assembled from the native facts when asked for
     (a bot's view, a deal's seat count): a copy of the moment, not a live game."""
@@ -124,13 +141,16 @@ class _Deals(Sequence):
 
 class NativeVectorGames:
     """``VectorGames`` over the native core, for one rule set: the same deals for the same seeds, the same
-    arrays (which may be given: shared memory), the same refusals.  ``games`` are copies assembled on demand
-    (``_Deals``); everything else is as ``VectorGames`` documents it."""
+    arrays (which may be given: shared memory), the same refusals.  ``threads`` threads of this process share
+    the deals of every step (the GIL released).  ``games`` are copies assembled on demand (``_Deals``);
+    everything else is as ``VectorGames`` documents it."""
 
     def __init__(self, rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
-                 first: int = 0):
+                 first: int = 0, threads: Any = 1):
         if _native is None:
             raise RuntimeError("the native engine is not built here")
+        if not is_integer(threads, 1, 256):
+            raise ValueError(f"threads must be an integer from 1 to 256, got {threads!r}")
         if not is_integer(num_envs, 1):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not is_integer(max_moves, 1):
@@ -144,7 +164,8 @@ class NativeVectorGames:
         for name in ("obs", "mask", "seats", "rewards", "ended", "truncated"):
             setattr(self, name, arrays[name])
         self.core = _native.VectorCore(rules_fields(rules), self.num_envs, min(self.max_moves, 2**31 - 1),
-                                       self.obs, self.mask, self.seats, self.rewards, self.ended, self.truncated)
+                                       self.obs, self.mask, self.seats, self.rewards, self.ended, self.truncated,
+                                       int(threads))
         self.core.seed([seed_words(random.getrandbits(64)) for _ in range(self.num_envs)])
         self.games = _Deals(self)
 
@@ -204,17 +225,21 @@ class NativeVectorGames:
 
 
 def make_vector_games(rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
-                      first: int = 0, tables: Tables | None = None, engine: str = "auto"):
+                      first: int = 0, tables: Tables | None = None, engine: str = "auto", threads: Any = 1):
     """The deals of one process: ``NativeVectorGames`` where the native engine is built and the deals have one
-    rule set, else the reference ``VectorGames`` (``engine``: "auto", "native" or "python")."""
+    rule set, else the reference ``VectorGames`` (``engine``: "auto", "native" or "python"; ``threads`` > 1 needs
+    the native one)."""
     if engine not in ("auto", "native", "python"):
         raise ValueError(f"engine must be 'auto', 'native' or 'python', got {engine!r}")
-    if engine == "native" and (_native is None or tables is not None):
+    native = engine != "python" and _native is not None and tables is None
+    if engine == "native" and not native:
         raise ValueError("the native vector core needs the native engine built and one rule set (no tables)")
-    if engine != "python" and _native is not None and tables is None:
-        return NativeVectorGames(rules, num_envs, max_moves, arrays, first)
+    if threads != 1 and not native:
+        raise ValueError(f"threads={threads!r} needs the native engine (one rule set, the native engine built)")
+    if native:
+        return NativeVectorGames(rules, num_envs, max_moves, arrays, first, threads)
     return VectorGames(rules, num_envs, max_moves, arrays, first, tables)
 
 
-__all__ = ["NativeVectorGames", "available", "engine_name", "make_vector_games", "native_game", "rules_fields",
-           "seed_words", "to_native", "to_reference"]
+__all__ = ["NativeVectorGames", "available", "engine_name", "make_vector_games", "native_game", "native_mcts",
+           "rules_fields", "seed_words", "to_native", "to_reference", "view_fields"]

@@ -57,13 +57,14 @@ class SelfPlayVectorEnv:
     processes the others, all writing into shared memory.  The helpers wait on a pipe, never spin.  An
     illegal action raises IllegalAction naming the deal, and nothing is played.  ``engine`` ("auto", "native"
     or "python") is the engine that plays the deals: the native one where it is built (``durak_env.native``),
-    which deals and plays the same games as the Python reference, several times as fast.
+    which deals and plays the same games as the Python reference, several times as fast; with it, ``threads``
+    threads in each process share its deals (the GIL released).
     """
 
     def __init__(self, rules: Rules | dict | str | None = None, num_envs: int = 64, workers: int | str = 1,
-                 max_moves: int = MOVE_LIMIT, engine: str = "auto"):
+                 max_moves: int = MOVE_LIMIT, engine: str = "auto", threads: int = 1):
         self.rules = make_rules(rules)
-        self.engine = engine
+        self.engine, self.threads = engine, threads
         if not is_integer(num_envs, 1):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if workers == "auto":
@@ -77,7 +78,7 @@ class SelfPlayVectorEnv:
         self.action_space = spaces.Discrete(enc.num_actions)
         self._helpers: Workers | None = None
         if self.workers == 1:
-            self._local = make_vector_games(self.rules, num_envs, max_moves, engine=engine)
+            self._local = make_vector_games(self.rules, num_envs, max_moves, engine=engine, threads=threads)
             arrays = {name: getattr(self._local, name) for name in ("obs", "mask", "seats", "rewards", "ended",
                                                                    "truncated")}
         else:
@@ -99,9 +100,10 @@ class SelfPlayVectorEnv:
         self._own = bounds[1]
         self._local = make_vector_games(self.rules, self._own, max_moves,
                                         arrays={name: view[:self._own] for name, view in views.items()},
-                                        engine=self.engine)
+                                        engine=self.engine, threads=self.threads)
         self._actions = views.pop("actions")
-        self._helpers = Workers(_helper, [(self.rules.to_dict(), self.num_envs, lo, hi, max_moves, raw, self.engine)
+        self._helpers = Workers(_helper, [(self.rules.to_dict(), self.num_envs, lo, hi, max_moves, raw, self.engine,
+                                           self.threads)
                                           for lo, hi in zip(bounds[1:-1], bounds[2:])])
         return views
 
@@ -187,14 +189,14 @@ class SelfPlayVectorEnv:
 
 
 def _helper(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: int, raw: dict,
-            engine: str) -> None:
+            engine: str, threads: int) -> None:
     """A helper process: deals lo..hi of the batch, written into the shared arrays; one message a step."""
     ignore_interrupts()  # already, when started from the main thread
     rules = Rules.from_dict(rules_dict)
     shapes = array_shapes(rules, num_envs)
     views = {name: np.frombuffer(raw[name], dtype=dtype).reshape(shape)[lo:hi]
              for name, (shape, dtype) in shapes.items()}
-    games = make_vector_games(rules, hi - lo, max_moves, arrays=views, first=lo, engine=engine)
+    games = make_vector_games(rules, hi - lo, max_moves, arrays=views, first=lo, engine=engine, threads=threads)
     actions = views["actions"]
     while True:
         try:

@@ -129,16 +129,20 @@ struct Layout {
 // ----- Python's random.Random: MT19937, seeded and drawn as CPython's _randommodule.c does ----------------
 struct PyRandom {
     uint32_t mt[624];
-    int index = 625;
+    int index = 624;
 
-    void init_genrand(uint32_t s) {
-        mt[0] = s;
-        for (int i = 1; i < 624; ++i) mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + static_cast<uint32_t>(i);
-        index = 624;
-    }
+    // init_genrand(19650218), where every integer seed starts: computed once.
+    struct Start {
+        uint32_t mt[624];
+        Start() {
+            mt[0] = 19650218u;
+            for (int i = 1; i < 624; ++i) mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + static_cast<uint32_t>(i);
+        }
+    };
     // random.Random(n) for an int n: init_by_array over |n|'s 32-bit words, least significant first ([0] for 0).
     void seed_words(const uint32_t* key, int length) {
-        init_genrand(19650218u);
+        static const Start start;
+        std::memcpy(mt, start.mt, sizeof mt);
         int i = 1, j = 0;
         for (int k = length > 624 ? length : 624; k; --k) {
             mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + static_cast<uint32_t>(j);
@@ -152,29 +156,21 @@ struct PyRandom {
             if (i >= 624) { mt[0] = mt[623]; i = 1; }
         }
         mt[0] = 0x80000000u;
+        index = 624;
     }
     void seed(uint64_t n) {  // |n| below 2**64
         uint32_t key[2] = {static_cast<uint32_t>(n), static_cast<uint32_t>(n >> 32)};
         seed_words(key, key[1] ? 2 : 1);
     }
+    // genrand_uint32, with the state's regeneration done a word at a time as the words are drawn: word k of
+    // a generation reads the old words k + 1 and k + 397 (or the new word k - 227), so drawing them in order
+    // gives the same words as regenerating all 624 at once, and a deal that draws forty pays for forty.
     uint32_t next32() {
-        if (index >= 624) {
-            static const uint32_t mag01[2] = {0u, 0x9908b0dfu};
-            int kk = 0;
-            uint32_t y;
-            for (; kk < 624 - 397; ++kk) {
-                y = (mt[kk] & 0x80000000u) | (mt[kk + 1] & 0x7fffffffu);
-                mt[kk] = mt[kk + 397] ^ (y >> 1) ^ mag01[y & 1u];
-            }
-            for (; kk < 623; ++kk) {
-                y = (mt[kk] & 0x80000000u) | (mt[kk + 1] & 0x7fffffffu);
-                mt[kk] = mt[kk + (397 - 624)] ^ (y >> 1) ^ mag01[y & 1u];
-            }
-            y = (mt[623] & 0x80000000u) | (mt[0] & 0x7fffffffu);
-            mt[623] = mt[396] ^ (y >> 1) ^ mag01[y & 1u];
-            index = 0;
-        }
-        uint32_t y = mt[index++];
+        if (index >= 624) index = 0;
+        const int k = index;
+        uint32_t y = (mt[k] & 0x80000000u) | (mt[k == 623 ? 0 : k + 1] & 0x7fffffffu);
+        mt[k] = mt[k < 227 ? k + 397 : k - 227] ^ (y >> 1) ^ (y & 1u ? 0x9908b0dfu : 0u);
+        y = mt[index++];
         y ^= (y >> 11);
         y ^= (y << 7) & 0x9d2c5680u;
         y ^= (y << 15) & 0xefc60000u;
@@ -732,15 +728,43 @@ inline void rule_features(const Rules& r, float* out) {
     out[k++] = r.max_bouts >= 0;
 }
 
+// BYTE_FLOATS[b]: the eight bits of b, lowest first, as 0.0f / 1.0f (a card plane is written a byte at a time).
+struct ByteFloats {
+    float f[256][8];
+    ByteFloats() {
+        for (int b = 0; b < 256; ++b)
+            for (int k = 0; k < 8; ++k) f[b][k] = static_cast<float>(b >> k & 1);
+    }
+};
+
+inline const ByteFloats& byte_floats() {
+    static const ByteFloats t;
+    return t;
+}
+
+// A set of cards with bit i = the layout's slot i (the deck's cards run in id order, a suit at a time).
+inline Mask by_slot(Mask cards, const Layout& lay) {
+    if (lay.low == 0) return cards;
+    Mask width = (Mask(1) << lay.width) - 1, out = 0;
+    for (int s = 0; s < 4; ++s) out |= (cards >> (s * NUM_RANKS + lay.low) & width) << (s * lay.width);
+    return out;
+}
+
 // ObservationEncoder.encode_game: ``seat``'s observation of ``g`` into out[0 .. observation_size).
 inline void encode(const Game& g, int seat, bool universal, float* out) {
     const Rules& r = g.rules;
     const int n = g.n, seats = universal ? MAX_PLAYERS : n;
     const Layout lay = Layout::of(universal ? 52 : r.deck_size);
     const int d = lay.deck;
+    const ByteFloats& bytes = byte_floats();
+    // A card plane, eight slots at a time: the last byte's spare floats land where the next slice begins, and
+    // that slice (written after, always) overwrites them.
     auto plane = [&](Mask cards) {
-        for (int slot = 0; slot < d; ++slot) out[slot] = static_cast<float>(cards >> lay.card_of(slot) & 1);
-        out += d;
+        Mask slots = by_slot(cards, lay);
+        float* o = out;
+        const int size = d;
+        for (int slot = 0; slot < size; slot += 8, o += 8) std::memcpy(o, bytes.f[slots >> slot & 0xff], sizeof(float) * 8);
+        out += size;
     };
     Mask open = 0, beaten = 0, defence = 0, next_to_beat = 0;
     for (int i = 0; i < g.na; ++i) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "durak.hpp"
+#include "search.hpp"
 #include "vector.hpp"
 
 namespace nb = nanobind;
@@ -84,9 +85,9 @@ struct Vector {
     Column<bool> ended, truncated;
 
     Vector(const std::vector<int>& rules, int envs, int limit, Rows<float> o, Rows<int8_t> m, Column<int64_t> s,
-           Rows<float> r, Column<bool> e, Column<bool> t)
-        : core(rules_from(rules), envs, limit), obs(o), mask(m), seats(s), rewards(r), ended(e), truncated(t) {
-        if (envs < 1 || limit < 1) throw std::invalid_argument("num_envs and max_moves must be positive");
+           Rows<float> r, Column<bool> e, Column<bool> t, int threads)
+        : core(rules_from(rules), checked(envs, limit, threads), limit, threads), obs(o), mask(m), seats(s),
+          rewards(r), ended(e), truncated(t) {
         size_t n = static_cast<size_t>(envs);
         auto shape = [&](size_t rows, size_t cols, size_t want_cols, const char* name) {
             if (rows != n || cols != want_cols)
@@ -101,12 +102,58 @@ struct Vector {
         core.a = Arrays{obs.data(), mask.data(), seats.data(), rewards.data(), ended.data(), truncated.data()};
     }
 
+    static int checked(int envs, int limit, int threads) {
+        if (envs < 1 || limit < 1) throw std::invalid_argument("num_envs and max_moves must be positive");
+        if (threads < 1 || threads > 256) throw std::invalid_argument("threads must be from 1 to 256");
+        return envs;
+    }
+
     const int64_t* actions(const Column<int64_t>& acts) const {
         if (acts.shape(0) != static_cast<size_t>(core.num_envs))
             throw std::invalid_argument("one action per deal");
         return acts.data();
     }
 };
+
+// native.view_fields: a SeatView's fields in the order the search takes them.
+View view_from(const std::vector<int>& rules, int seat, Mask hand, const std::vector<int>& attacks,
+               const std::vector<int>& defences, int trump_card, int stock_size, const std::vector<int>& hand_sizes,
+               const std::vector<Mask>& known, int64_t discard, const std::vector<std::vector<int>>& out_groups,
+               int attacker, int defender, int opener, int passed, bool taking, int bouts, int first_seat) {
+    View v;
+    v.rules = rules_from(rules);
+    size_t n = static_cast<size_t>(v.rules.num_players);
+    if (seat < 0 || seat >= v.rules.num_players || hand_sizes.size() != n || known.size() != n ||
+        attacks.size() != defences.size() || attacks.size() > MAX_TABLE || stock_size < 0 || stock_size > 52 ||
+        out_groups.size() > MAX_PLAYERS)
+        throw std::invalid_argument("a view's fields out of range");
+    v.seat = seat;
+    v.hand = hand;
+    for (size_t i = 0; i < attacks.size(); ++i) {
+        if (attacks[i] < 0 || attacks[i] >= 52 || defences[i] < -1 || defences[i] >= 52)
+            throw std::invalid_argument("a view's table holds no such card");
+        v.attacks.push_back(static_cast<int8_t>(attacks[i]));
+        v.defences.push_back(static_cast<int8_t>(defences[i]));
+    }
+    if (trump_card < 0 || trump_card >= 52) throw std::invalid_argument("a view's trump card out of range");
+    v.trump_card = trump_card;
+    v.stock_size = stock_size;
+    for (size_t s = 0; s < n; ++s) {
+        if (hand_sizes[s] < 0 || hand_sizes[s] > 52) throw std::invalid_argument("a view's hand size out of range");
+        v.hand_sizes[s] = hand_sizes[s];
+        v.known[s] = known[s];
+    }
+    v.discard_open = discard >= 0;
+    v.discard = discard >= 0 ? static_cast<Mask>(discard) : 0;
+    for (const auto& group : out_groups) {
+        if (v.out_seats.size() + group.size() > MAX_PLAYERS) throw std::invalid_argument("bad out_groups");
+        for (int s : group) v.out_seats.push_back(static_cast<int8_t>(s < 0 || s > 63 ? 99 : s));
+        v.group_ends.push_back(static_cast<int8_t>(v.out_seats.size()));
+    }
+    v.attacker = attacker, v.defender = defender, v.opener = opener;
+    v.passed = passed, v.taking = taking, v.bouts = bouts, v.first_seat = first_seat;
+    return v;
+}
 
 }  // namespace
 
@@ -240,13 +287,58 @@ NB_MODULE(_native, m) {
             encode(g, seat, universal, out.data());
         }, nb::arg("seat"), nb::arg("universal"), nb::arg("out").noconvert());
 
+    m.def("random_moves", [](const std::vector<int>& rules, int64_t deals, uint64_t seed) {
+        Rules r = rules_from(rules);
+        int64_t moves = 0;
+        {
+            nb::gil_scoped_release release;
+            Rng rng(seed);
+            PyRandom deal_rng;
+            Game g;
+            for (int64_t k = 0; k < deals; ++k) {
+                deal_rng.seed(rng.next());
+                g.deal_seeded(r, deal_rng, 0);
+                for (int count = 0; !g.over && count < 10000; ++count, ++moves) {
+                    int legal = g.legal_actions();
+                    g.play(g.legal[rng.below(legal)]);
+                }
+            }
+        }
+        return moves;
+    }, "Deals played by random legal moves (benchmarks/native.py: the engine alone); the moves played.");
+
+    m.def("heuristic_action", [](Game& g) {
+        if (g.over) throw std::invalid_argument("the deal is over");
+        return heuristic_action(g);
+    }, "Seed 004's move for the seat to act (baselines/heuristic.py: heuristic_action).");
+
+    m.def("mcts", [](const std::vector<int>& rules, int seat, Mask hand, const std::vector<int>& attacks,
+                     const std::vector<int>& defences, int trump_card, int stock_size, const std::vector<int>& hand_sizes,
+                     const std::vector<Mask>& known, int64_t discard, const std::vector<std::vector<int>>& out_groups,
+                     int attacker, int defender, int opener, int passed, bool taking, int bouts, int first_seat,
+                     int64_t playouts, double seconds, uint64_t seed, double exploration, bool heuristic) {
+        View v = view_from(rules, seat, hand, attacks, defences, trump_card, stock_size, hand_sizes, known, discard,
+                           out_groups, attacker, defender, opener, passed, taking, bouts, first_seat);
+        if ((playouts > 0) == (seconds > 0)) throw std::invalid_argument("a budget of playouts or of seconds");
+        if (!(exploration >= 0)) throw std::invalid_argument("exploration must be >= 0");
+        int64_t made = 0;
+        int action;
+        {
+            nb::gil_scoped_release release;
+            MCTS search(seed, exploration, heuristic);
+            action = search.search(v, playouts, seconds, made);
+        }
+        if (action < 0) throw std::invalid_argument("no deal matches this view (its counts do not add up)");
+        return nb::make_tuple(action, made);
+    }, "search:mcts from one seat's view (baselines/mcts.py): (the move, the playouts made).");
+
     nb::class_<Vector>(m, "VectorCore")
         .def(nb::init<const std::vector<int>&, int, int, Rows<float>, Rows<int8_t>, Column<int64_t>, Rows<float>,
-                      Column<bool>, Column<bool>>(),
+                      Column<bool>, Column<bool>, int>(),
              // noconvert: an array of another dtype or layout is refused, never copied (the writes would be lost)
              nb::arg("rules"), nb::arg("num_envs"), nb::arg("max_moves"), nb::arg("obs").noconvert(),
              nb::arg("mask").noconvert(), nb::arg("seats").noconvert(), nb::arg("rewards").noconvert(),
-             nb::arg("ended").noconvert(), nb::arg("truncated").noconvert())
+             nb::arg("ended").noconvert(), nb::arg("truncated").noconvert(), nb::arg("threads") = 1)
         .def("seed", [](Vector& v, const std::vector<std::vector<uint32_t>>& rows) {
             if (rows.size() != static_cast<size_t>(v.core.num_envs)) throw std::invalid_argument("a seed per deal");
             for (size_t i = 0; i < rows.size(); ++i) seed_rng(v.core.rngs[i], rows[i]);

@@ -3,7 +3,11 @@
 // deal's next decision into the caller's arrays.  No allocation after construction.
 #pragma once
 
+#include <condition_variable>
 #include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "durak.hpp"
@@ -22,6 +26,64 @@ struct Arrays {  // the caller's arrays, row-major, one row per deal (vector_gam
     bool* truncated = nullptr;
 };
 
+// Threads that each run one share of the rows when asked, and wait (never spin) in between.
+class Pool {
+  public:
+    explicit Pool(int threads) : shares_(threads) {
+        for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+    }
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+    int shares() const { return shares_; }
+    // fn(share) for every share, this thread taking share 0; returns when all are done.
+    void run(const std::function<void(int)>& fn) {
+        if (shares_ == 1) return fn(0);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            task_ = &fn;
+            pending_ = shares_ - 1;
+            ++generation_;
+        }
+        wake_.notify_all();
+        fn(0);
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return pending_ == 0; });
+        task_ = nullptr;
+    }
+
+  private:
+    void work(int share) {
+        uint64_t seen = 0;
+        while (true) {
+            const std::function<void(int)>* task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+                if (stopping_) return;
+                seen = generation_;
+                task = task_;
+            }
+            (*task)(share);
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (--pending_ == 0) done_.notify_one();
+        }
+    }
+    int shares_;
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(int)>* task_ = nullptr;
+    int pending_ = 0;
+    uint64_t generation_ = 0;
+    bool stopping_ = false;
+};
+
 struct VectorCore {
     Rules rules;
     int num_envs, max_moves, obs_size, num_actions;
@@ -29,20 +91,34 @@ struct VectorCore {
     std::vector<PyRandom> rngs;   // each row's stream of deal seeds (VectorGames._rngs)
     std::vector<int64_t> moves, final_moves;
     int64_t played = 0;
+    std::vector<int64_t> share_played;  // moves played by each share of the rows in this step
     Arrays a;
+    Pool pool;
 
-    VectorCore(const Rules& r, int envs, int limit)
+    VectorCore(const Rules& r, int envs, int limit, int threads)
         : rules(r), num_envs(envs), max_moves(limit), obs_size(observation_size(r, false)),
           num_actions(Layout::of(r.deck_size).size()), games(envs), rngs(envs), moves(envs, 0),
-          final_moves(envs, 0) {}
+          final_moves(envs, 0), share_played(threads, 0), pool(threads) {}
 
-    // VectorGames.new_deal: a deal from the row's stream, its forced opening moves played.
-    void new_deal(int i) {
+    // The rows of one share: [begin, end).
+    int begin(int share) const { return static_cast<int>(static_cast<int64_t>(num_envs) * share / pool.shares()); }
+
+    // fn(i) for every row, the rows shared out over the threads.
+    template <typename F>
+    void rows(F fn) {
+        std::function<void(int)> task = [&](int share) {
+            for (int i = begin(share), end = begin(share + 1); i < end; ++i) fn(i, share);
+        };
+        pool.run(task);
+    }
+
+    // VectorGames.new_deal: a deal from the row's stream, its forced opening moves played; returns them.
+    int64_t new_deal(int i) {
         PyRandom deal_rng;
         deal_rng.seed(rngs[i].getrandbits64());
         games[i].deal_seeded(rules, deal_rng, 0);
         moves[i] = settle(games[i], 0);
-        played += moves[i];
+        return moves[i];
     }
 
     // loop.settle without a chooser: the forced moves, never past the move limit; returns the deal's moves.
@@ -54,7 +130,9 @@ struct VectorCore {
     int ending(const Game& g, int64_t count) const { return g.over ? ENDED : count >= max_moves ? CUT : PLAYING; }
 
     void reset() {
-        for (int i = 0; i < num_envs; ++i) new_deal(i);
+        for (auto& p : share_played) p = 0;
+        rows([&](int i, int share) { share_played[share] += new_deal(i); });
+        for (auto p : share_played) played += p;
         std::memset(a.rewards, 0, sizeof(float) * num_envs * rules.num_players);
         std::memset(a.ended, 0, num_envs);
         std::memset(a.truncated, 0, num_envs);
@@ -74,13 +152,13 @@ struct VectorCore {
         std::memset(a.rewards, 0, sizeof(float) * num_envs * n);
         std::memset(a.ended, 0, num_envs);
         std::memset(a.truncated, 0, num_envs);
-        int64_t count = 0;
-        for (int i = 0; i < num_envs; ++i) {
+        for (auto& p : share_played) p = 0;
+        rows([&](int i, int share) {
             Game& g = games[i];
             g.play(static_cast<int>(actions[i]));
             int64_t before = moves[i];
             moves[i] = settle(g, before + 1);
-            count += moves[i] - before;
+            share_played[share] += moves[i] - before;
             int end = ending(g, moves[i]);
             if (end != PLAYING) {
                 if (end == ENDED) {
@@ -90,13 +168,12 @@ struct VectorCore {
                     a.truncated[i] = true;
                 }
                 final_moves[i] = moves[i];
-                new_deal(i);
+                share_played[share] += new_deal(i);
             }
-        }
-        played += count;
-        if (write) write_all();
-        else
-            for (int i = 0; i < num_envs; ++i) a.seats[i] = games[i].to_act;
+            if (write) write_row(i);
+            else a.seats[i] = g.to_act;
+        });
+        for (auto p : share_played) played += p;
     }
 
     void write_row(int i) {
@@ -110,7 +187,7 @@ struct VectorCore {
     }
 
     void write_all() {
-        for (int i = 0; i < num_envs; ++i) write_row(i);
+        rows([&](int i, int) { write_row(i); });
     }
 };
 

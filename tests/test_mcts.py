@@ -1,6 +1,7 @@
 """``search:mcts``, the information-set tree search (baselines/mcts.py): legal moves only, its view alone, a tree
 that grows where the playouts go, budgets by playouts or time, more playouts playing better, and names that
-parse or are refused in one line."""
+parse or are refused in one line.  The search's own tests run in both engines: the native core (the default) and
+the Python reference."""
 
 import time
 
@@ -13,10 +14,14 @@ from baselines.mcts import MCTSBot, Node
 from durak_env import Game, Rules, encode_action
 
 
+ENGINES = pytest.mark.parametrize("engine", ["native", "python"])
+
+
+@ENGINES
 @pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed003", 4)])
-def test_it_plays_only_legal_moves_to_the_end(preset, players):
+def test_it_plays_only_legal_moves_to_the_end(preset, players, engine):
     rules = Rules.preset(preset, num_players=players)
-    bot = MCTSBot(seed=1, playouts=30)
+    bot = MCTSBot(seed=1, playouts=30, engine=engine)
     game = Game(rules, seed=players)
     while not game.is_over:
         view = game.view(game.to_act)
@@ -25,11 +30,13 @@ def test_it_plays_only_legal_moves_to_the_end(preset, players):
         game.step(action)
 
 
-def test_it_sees_only_its_information_set():
+@ENGINES
+def test_it_sees_only_its_information_set(engine):
     """Two positions the seat cannot tell apart give the same move for the same seed."""
     checked = 0
     for game, twin, seat in twins(Rules(num_players=3), range(30)):
-        assert MCTSBot(seed=5, playouts=60).act(game.view(seat)) == MCTSBot(seed=5, playouts=60).act(twin.view(seat))
+        assert (MCTSBot(seed=5, playouts=60, engine=engine).act(game.view(seat))
+                == MCTSBot(seed=5, playouts=60, engine=engine).act(twin.view(seat)))
         checked += 1
     assert checked > 8
 
@@ -51,7 +58,8 @@ def test_the_tree_counts_every_playout_and_each_seat_chooses_by_its_own_result()
     assert deeper and max(g.visits for g in deeper) > 1  # the tree grows below the root
 
 
-def test_it_finds_the_only_move_that_does_not_lose():
+@ENGINES
+def test_it_finds_the_only_move_that_does_not_lose(engine):
     """Seat 0 defends 10♠ holding A♠ and 6♦, the stock empty, trumps hearts; the opponent holds 7♣ 8♣.  Beating
     with A♠ wins: seat 0 then leads 6♦, which clubs cannot beat, and goes out.  Taking loses: the opponent
     leads its clubs, which seat 0 cannot beat, and goes out first."""
@@ -59,20 +67,31 @@ def test_it_finds_the_only_move_that_does_not_lose():
                     attacker=1, defender=0)
     act(game, "done")
     assert legal(game) == {"defend AS", "take"}
-    action = MCTSBot(seed=1, playouts=300).act(game.view(0))
+    action = MCTSBot(seed=1, playouts=300, engine=engine).act(game.view(0))
     assert action == encode_action("defend AS", game.rules)
 
 
-def test_budgets_in_playouts_and_in_time():
+@ENGINES
+def test_budgets_in_playouts_and_in_time(engine):
     game = Game(Rules(), seed=4)
     view = game.view(game.to_act)
-    bot = MCTSBot(seed=1, playouts=123)
+    bot = MCTSBot(seed=1, playouts=123, engine=engine)
     bot.act(view)
     assert bot.last_playouts == 123
-    timed = MCTSBot(seed=1, seconds=0.05)
+    timed = MCTSBot(seed=1, seconds=0.05, engine=engine)
     started = time.perf_counter()
     timed.act(view)
     assert 0.05 <= time.perf_counter() - started < 1.0 and timed.last_playouts >= 1
+
+
+def test_the_native_search_is_the_default_and_reproducible():
+    """search:mcts runs in the native core where it is built; the same seed gives the same moves."""
+    view = Game(Rules(), seed=6).view(0)
+    bots = [make_bot("search:mcts:200", seed=9) for _ in range(2)]
+    assert all(bot.native for bot in bots)
+    assert bots[0].act(view) == bots[1].act(view) and bots[0].last_playouts == 200
+    with pytest.raises(ValueError, match="engine must be"):
+        MCTSBot(engine="gpu")
 
 
 def test_more_playouts_play_better():

@@ -129,22 +129,25 @@ ARRAYS = ("obs", "mask", "seats", "rewards", "ended", "truncated")
 def test_the_vector_core_writes_the_reference_arrays_bit_for_bit(preset, players, limit):
     rules = Rules.preset(preset, num_players=players)
     py, nat = _python_and_native(rules, 16, 5, max_moves=limit)  # about a tenth of the deals cut off
+    threaded = make_vector_games(rules, 16, max_moves=limit, threads=3)  # three threads share the deals
+    threaded.reset(5)
     rng = np.random.default_rng(0)
     ends = truncations = 0
     for step in range(400):
         for name in ARRAYS:
-            assert getattr(py, name).tobytes() == getattr(nat, name).tobytes(), (name, step)
+            assert getattr(py, name).tobytes() == getattr(nat, name).tobytes() == getattr(threaded, name).tobytes(), \
+                (name, step)
         assert (py.played, py.moves, py.final_moves) == (nat.played, nat.moves, nat.final_moves)
+        assert (threaded.played, threaded.moves) == (nat.played, nat.moves)
         actions = np.array([rng.choice(g.legal_actions()) for g in py.games])  # the masks of rows not written are old
         if step % 3:
-            py.step(actions)
-            nat.step(actions)
+            for vec in (py, nat, threaded):
+                vec.step(actions)
         else:  # the trainer's way: seats only, then the rows it reads
-            py.step(actions, write=False)
-            nat.step(actions, write=False)
             rows = sorted(rng.choice(16, 5, replace=False).tolist())
-            py.write(rows)
-            nat.write(rows)
+            for vec in (py, nat, threaded):
+                vec.step(actions, write=False)
+                vec.write(rows)
         ends += int(py.ended.sum())
         truncations += int(py.truncated.sum())
     assert ends and truncations

@@ -1,0 +1,283 @@
+// The tree search of ``search:mcts`` natively (baselines/mcts.py: MCTSBot), with seed 004's heuristic for its
+// rollouts (baselines/heuristic.py: heuristic_action) and the determinization it searches over
+// (durak_env/engine/determinize.py: sample_world).  The same algorithm as the Python bot, step for step; its
+// random numbers come from its own generator (xoshiro256**), seeded by the bot's.
+//
+// A search is handed a seat's view (View), never a game: the worlds it plays are dealt from what that seat
+// knows, so it cannot reach a hidden card.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "durak.hpp"
+
+namespace durak {
+
+constexpr int ROLLOUT_LIMIT = 2000;  // baselines/search.py: ROLLOUT_LIMIT
+constexpr int TRUMP_LAST = 1000;     // baselines/heuristic.py: TRUMP_LAST
+
+struct Rng {  // xoshiro256**, seeded through splitmix64
+    uint64_t s[4];
+    explicit Rng(uint64_t seed) {
+        for (auto& word : s) {
+            uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            word = z ^ (z >> 31);
+        }
+    }
+    static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+    uint64_t next() {
+        uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+        s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+        return result;
+    }
+    int below(int k) { return static_cast<int>((static_cast<unsigned __int128>(next()) * static_cast<unsigned>(k)) >> 64); }
+};
+
+// heuristic_action: seed 004's choice, from the acting seat's hand, the table and the stock's size.
+inline int heuristic_action(Game& g) {
+    int count = g.legal_actions();
+    const Layout& lay = g.lay;
+    const int trump = g.trump;
+    auto key = [&](int slot) {
+        int card = lay.card_of(slot);
+        return (suit_of(card) == trump) * TRUMP_LAST + rank_of(card) * 4 + suit_of(card);
+    };
+    const int defend = lay.defend(), transfer = lay.transfer(), take = lay.take();
+    bool defending = false;
+    for (int i = 0; i < count; ++i) defending |= g.legal[i] == take;
+    if (defending) {
+        int best_transfer = -1, best_defend = -1;
+        for (int i = 0; i < count; ++i) {
+            int a = g.legal[i];
+            if (a >= defend && a < transfer) {
+                if (best_defend < 0 || key(a - defend) < key(best_defend - defend)) best_defend = a;
+            } else if (a >= transfer && a < take && key(a - transfer) < TRUMP_LAST) {
+                if (best_transfer < 0 || key(a - transfer) < key(best_transfer - transfer)) best_transfer = a;
+            }
+        }
+        if (best_transfer >= 0) return best_transfer;
+        if (best_defend < 0) return take;
+        int target = g.attacks[g.na - g.open_count];
+        int card = lay.card_of(best_defend - defend);
+        if (g.stock_len == 0 && suit_of(target) != trump && suit_of(card) == trump &&
+            popcount(g.hands[g.to_act] & tables().suit_mask[trump]) == 1)
+            return take;  // the brake
+        return best_defend;
+    }
+    int best = -1;
+    for (int i = 0; i < count; ++i) {
+        int a = g.legal[i];
+        if (a < defend && (!g.taking || key(a) < TRUMP_LAST) && (best < 0 || key(a) < key(best))) best = a;
+    }
+    if (best >= 0) return best;
+    for (int i = 0; i < count; ++i)
+        if (g.legal[i] == lay.done()) return lay.done();
+    return g.legal[0];
+}
+
+// What one seat sees (engine/view.py: SeatView), as determinize.sample_world reads it.
+struct View {
+    Rules rules;
+    int seat = 0;
+    Mask hand = 0;
+    std::vector<int8_t> attacks, defences;
+    int trump_card = 0, stock_size = 0;
+    int hand_sizes[MAX_PLAYERS] = {};
+    Mask known[MAX_PLAYERS] = {};
+    bool discard_open = true;   // the rules show the discard (else only its count)
+    Mask discard = 0;           // where open
+    std::vector<int8_t> out_seats, group_ends;
+    int attacker = 0, defender = 0, opener = 0, passed = 0, bouts = 0, first_seat = 0;
+    bool taking = false;
+};
+
+// determinize.sample_world: the unseen cards dealt at random into the other hands, the stock and (if hidden)
+// the discard.  False where the view's counts do not add up to the deck.
+inline bool sample_world(const View& v, Rng& rng, Game& g) {
+    const int n = v.rules.num_players;
+    Mask seen = v.hand;
+    for (size_t i = 0; i < v.attacks.size(); ++i) {
+        seen |= Mask(1) << v.attacks[i];
+        if (v.defences[i] >= 0) seen |= Mask(1) << v.defences[i];
+    }
+    if (v.discard_open) seen |= v.discard;
+    for (int s = 0; s < n; ++s) seen |= v.known[s];
+    if (v.stock_size) seen |= Mask(1) << v.trump_card;
+    int8_t pool[52];
+    int count = 0;
+    for (int s = 0; s < 4; ++s)
+        for (int rank = lowest_rank(v.rules.deck_size); rank < NUM_RANKS; ++rank) {
+            int c = s * NUM_RANKS + rank;
+            if (!(seen >> c & 1)) pool[count++] = static_cast<int8_t>(c);
+        }
+    for (int i = count - 1; i > 0; --i) {  // Fisher-Yates
+        int j = rng.below(i + 1);
+        int8_t t = pool[i];
+        pool[i] = pool[j];
+        pool[j] = t;
+    }
+    int next = 0;
+    Mask hands[MAX_PLAYERS] = {};
+    for (int s = 0; s < n; ++s) {
+        if (s == v.seat) { hands[s] = v.hand; continue; }
+        int need = v.hand_sizes[s] - popcount(v.known[s]);
+        if (need < 0 || next + need > count) return false;
+        hands[s] = v.known[s];
+        for (int k = 0; k < need; ++k) hands[s] |= Mask(1) << pool[next++];
+    }
+    int8_t stock[52];
+    int stock_len = 0;
+    if (v.stock_size) {
+        if (next + v.stock_size - 1 > count) return false;
+        stock[stock_len++] = static_cast<int8_t>(v.trump_card);  // drawn from the back: the trump card last
+        for (int k = 1; k < v.stock_size; ++k) stock[stock_len++] = pool[next++];
+    }
+    Mask discard = v.discard;
+    if (!v.discard_open) {
+        discard = 0;
+        while (next < count) discard |= Mask(1) << pool[next++];
+    }
+    if (next != count) return false;
+    return g.assemble(v.rules, v.trump_card, stock, stock_len, hands, discard, v.known, v.out_seats.data(),
+                      v.group_ends.data(), static_cast<int>(v.group_ends.size()), v.attacks.data(), v.defences.data(),
+                      static_cast<int>(v.attacks.size()), v.attacker, v.defender, v.opener, v.passed, v.taking,
+                      v.bouts, v.first_seat);
+}
+
+// MCTSBot: single-observer ISMCTS with UCB1 and availability counts.
+struct MCTS {
+    struct Node {
+        int first_child = -1, next_sibling = -1;
+        int action = -1;
+        int visits = 0, available = 0;
+        double totals[MAX_PLAYERS] = {};
+    };
+    std::vector<Node> nodes;
+    std::vector<int> path;  // the nodes of the current playout, root first
+    Rng rng;
+    double exploration;
+    bool heuristic_rollout;
+
+    MCTS(uint64_t seed, double c, bool heuristic) : rng(seed), exploration(c), heuristic_rollout(heuristic) {}
+
+    int child(int node, int action) const {
+        for (int k = nodes[node].first_child; k >= 0; k = nodes[k].next_sibling)
+            if (nodes[k].action == action) return k;
+        return -1;
+    }
+
+    int add_child(int node, int action) {
+        Node c;
+        c.action = action;
+        c.next_sibling = nodes[node].first_child;
+        nodes.push_back(c);
+        int k = static_cast<int>(nodes.size()) - 1;
+        nodes[node].first_child = k;
+        return k;
+    }
+
+    // MCTSBot.playout: down the tree, one node added, a rollout, the results back up.
+    void playout(Game& g) {
+        path.clear();
+        path.push_back(0);
+        int node = 0;
+        int untried[MAX_ACTIONS];
+        while (!g.over) {
+            int count = g.legal_actions();
+            if (count == 1) {
+                g.play(g.legal[0]);
+                continue;
+            }
+            int seat = g.to_act, nuntried = 0;
+            for (int i = 0; i < count; ++i) {
+                int k = child(node, g.legal[i]);
+                if (k >= 0) ++nodes[k].available;
+                else untried[nuntried++] = g.legal[i];
+            }
+            if (nuntried) {
+                int action = untried[static_cast<int>(uniform() * nuntried)];
+                int k = add_child(node, action);
+                nodes[k].available = 1;
+                g.play(action);
+                path.push_back(k);
+                break;
+            }
+            int best = -1, best_node = -1;
+            double best_score = -1.0;
+            for (int i = 0; i < count; ++i) {
+                int k = child(node, g.legal[i]);
+                const Node& c = nodes[k];
+                double score = (c.totals[seat] / c.visits + 1) / 2 +
+                               exploration * std::sqrt(std::log(static_cast<double>(c.available)) / c.visits);
+                if (score > best_score) best = g.legal[i], best_node = k, best_score = score;
+            }
+            node = best_node;
+            g.play(best);
+            path.push_back(node);
+        }
+        double rewards[MAX_PLAYERS];
+        finish(g, rewards);
+        for (int k : path) {
+            Node& v = nodes[k];
+            ++v.visits;
+            for (int s = 0; s < g.n; ++s) v.totals[s] += rewards[s];
+        }
+    }
+
+    double uniform() { return static_cast<double>(rng.next() >> 11) * 0x1.0p-53; }
+
+    // MCTSBot.finish: to the deal's end by random moves (or the heuristic at every seat); 0 each if cut off.
+    void finish(Game& g, double* rewards) {
+        for (int moves = 0; moves < ROLLOUT_LIMIT && !g.over; ++moves) {
+            int count = g.legal_actions();
+            int action = count == 1 ? g.legal[0]
+                         : heuristic_rollout ? heuristic_action(g) : g.legal[static_cast<int>(uniform() * count)];
+            g.play(action);
+        }
+        for (int s = 0; s < g.n; ++s) rewards[s] = g.over ? g.result.reward(s, g.n) : 0.0;
+    }
+
+    // MCTSBot.act with the budget spent: playouts (> 0), or as many as ``seconds`` allow (at least one).
+    // Returns the root's most visited move (the lowest on a tie); ``made`` says how many playouts were made.
+    // -1 where the view is impossible (no world deals from it).
+    int search(const View& v, int64_t playouts, double seconds, int64_t& made) {
+        nodes.clear();
+        nodes.reserve(playouts > 0 ? static_cast<size_t>(playouts) + 1 : 1 << 16);
+        nodes.emplace_back();
+        path.reserve(256);
+        Game world;
+        if (!sample_world(v, rng, world)) return -1;
+        int count = world.legal_actions();
+        int legal[MAX_ACTIONS];
+        for (int i = 0; i < count; ++i) legal[i] = world.legal[i];
+        if (count == 1) {
+            made = 0;
+            return legal[0];
+        }
+        auto start = std::chrono::steady_clock::now();
+        made = 0;
+        while (true) {
+            if (made) {
+                if (!sample_world(v, rng, world)) return -1;
+            }
+            playout(world);
+            ++made;
+            if (playouts > 0 ? made >= playouts
+                             : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds)
+                break;
+        }
+        int best = legal[0], best_visits = -2;
+        for (int i = 0; i < count; ++i) {
+            int k = child(0, legal[i]);
+            int visits = k >= 0 ? nodes[k].visits : -1;
+            if (visits > best_visits) best = legal[i], best_visits = visits;  // legal is ascending: lowest on a tie
+        }
+        return best;
+    }
+};
+
+}  // namespace durak
