@@ -88,12 +88,15 @@ class VectorGames:
 
     def new_deal(self, i: int) -> Game:
         """A new deal for row i from the row's own random stream, its forced opening moves played and counted
-        in ``moves[i]``; the caller puts it in ``games[i]``."""
+        in ``moves[i]``; the caller puts it in ``games[i]``.  A deal that those moves end (a bout cap of one, a
+        hand of one card: nobody had a choice) is no decision to write: the row deals again from its stream."""
         rng = self._rngs[i]
-        game = Game(self.rules if self.tables is None else self.tables.sample(rng), seed=rng.getrandbits(64))
-        self.moves[i], _ = settle(game, 0, self.max_moves)
-        self.played += self.moves[i]
-        return game
+        while True:
+            game = Game(self.rules if self.tables is None else self.tables.sample(rng), seed=rng.getrandbits(64))
+            self.moves[i], _ = settle(game, 0, self.max_moves)
+            self.played += self.moves[i]
+            if game.result is None:
+                return game
 
     def check(self, actions: Any) -> list[int]:
         """The actions as ints, each legal in its deal; otherwise IllegalAction naming the deal (nothing played)."""

@@ -112,13 +112,18 @@ struct VectorCore {
         pool.run(task);
     }
 
-    // VectorGames.new_deal: a deal from the row's stream, its forced opening moves played; returns them.
+    // VectorGames.new_deal: a deal from the row's stream, its forced opening moves played, dealt again while
+    // those moves end it; returns the moves played.
     int64_t new_deal(int i) {
-        PyRandom deal_rng;
-        deal_rng.seed(rngs[i].getrandbits64());
-        games[i].deal_seeded(rules, deal_rng, 0);
-        moves[i] = settle(games[i], 0);
-        return moves[i];
+        int64_t count = 0;
+        do {
+            PyRandom deal_rng;
+            deal_rng.seed(rngs[i].getrandbits64());
+            games[i].deal_seeded(rules, deal_rng, 0);
+            moves[i] = settle(games[i], 0);
+            count += moves[i];
+        } while (games[i].over);
+        return count;
     }
 
     // loop.settle without a chooser: the forced moves, never past the move limit; returns the deal's moves.

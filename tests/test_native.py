@@ -153,6 +153,24 @@ def test_the_vector_core_writes_the_reference_arrays_bit_for_bit(preset, players
     assert ends and truncations
 
 
+def test_a_deal_its_forced_opening_moves_end_is_dealt_again_in_both_engines():
+    """Found by fuzzing the native core: with one card each and a bout cap of one, a deal can end before anyone
+    has a choice, and the vector wrote an observation for seat -1.  Both engines now deal that row again."""
+    rules = Rules(num_players=4, deck_size=24, hand_size=1, max_attacks=1, max_attacks_early=1, max_bouts=1,
+                  throw_in="attacker")
+    py, nat = _python_and_native(rules, 32, 1)
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        assert (py.seats >= 0).all() and py.mask.any(axis=1).all()
+        for name in ARRAYS:
+            assert getattr(py, name).tobytes() == getattr(nat, name).tobytes()
+        assert (py.played, py.moves) == (nat.played, nat.moves)
+        actions = (rng.random(py.mask.shape) * py.mask).argmax(1)
+        py.step(actions)
+        nat.step(actions)
+    assert py.played > 32 * 20 * 2  # the redealt deals' forced moves are counted
+
+
 def test_the_vector_core_deals_are_the_aec_deals():
     """A native vector's deal i is still ``raw_env().reset(seed=seed + i)``'s deal, as the reference's is."""
     nat = make_vector_games(Rules(), 4)
