@@ -147,7 +147,7 @@ class MCTSBot(TreeSearch):
         self.rollout = rollout
         self.exploration = exploration
         self.rng = random.Random(seed)
-        self.name = f"search-mcts-{self.budget.label}"
+        self.name = f"search-mcts-{self.budget.label}" + ("" if self.native else "-python")
 
     def act(self, view: SeatView) -> int:
         legal = view.legal_actions
@@ -219,17 +219,22 @@ class MCTSBot(TreeSearch):
 
 
 def mcts_from_name(arg: str, seed: int | None = None) -> MCTSBot:
-    """``search:mcts[:<playouts>|<n>ms|<n>s][:heuristic]`` -> the bot; ``arg`` is what follows ``search:mcts``."""
+    """``search:mcts[:<playouts>|<n>ms|<n>s][:heuristic][:python]`` -> the bot; ``arg`` is what follows
+    ``search:mcts``.  ``python`` runs the search in the Python reference engine rather than the native core (the
+    equal-time match of the two: benchmarks/RESULTS.md)."""
     parts = [p for p in arg.split(":") if p] if arg else []
+    engine = "auto"
+    if parts and parts[-1] == "python":
+        engine = parts.pop()
     rollout = "random"
     if parts and parts[-1] in ROLLOUTS:
         rollout = parts.pop()
     if len(parts) > 1:
         raise ValueError(f"search:mcts takes one budget, e.g. search:mcts:1000, search:mcts:30ms; got {arg!r}")
     if not parts:
-        return MCTSBot(seed, rollout=rollout)
+        return MCTSBot(seed, rollout=rollout, engine=engine)
     budget = Budget.parse(parts[0], "search:mcts")
-    return MCTSBot(seed, playouts=budget.playouts, seconds=budget.seconds, rollout=rollout)
+    return MCTSBot(seed, playouts=budget.playouts, seconds=budget.seconds, rollout=rollout, engine=engine)
 
 
 __all__ = ["Budget", "MCTSBot", "PLAYOUTS", "TreeSearch", "mcts_from_name"]

@@ -1,6 +1,7 @@
 """The project's best player at each time budget against ``search:mcts`` given the same time per move, on
-2-player podkidnoy with duplicate deals (issue 25, item 4), and the network search against itself at two
-budgets (item 2: it must get stronger with time).
+2-player podkidnoy with duplicate deals (issue 25, item 4), the network search against itself at two
+budgets (item 2: it must get stronger with time), and the native ``search:mcts`` against the Python reference's at
+the same time a move (issue 43).
 
     python benchmarks/equal_time.py                      # every match, a batch at a time, until each is done
     python benchmarks/equal_time.py --match 30ms --batches 2
@@ -40,6 +41,9 @@ MATCHES = {
     "1s": ("search:net:1s", "search:mcts:1s", 200, 0.60),
     "1s-vs-3s": ("search:net:1s", "search:mcts:3s", 100, 0.50),
     "net-1s-vs-30ms": ("search:net:1s", "search:net:30ms", 200, 0.60),
+    # issue 43: the native search against the Python reference's, at equal time
+    "native-30ms": ("search:mcts:30ms", "search:mcts:30ms:python", 200, 0.70),
+    "native-1s": ("search:mcts:1s", "search:mcts:1s:python", 200, 0.70),
 }
 OUT = Path(__file__).with_name("equal_time")
 

@@ -37,6 +37,8 @@ from .engine.loop import CUT, ENDED, MOVE_LIMIT, ending, settle
 from .engine.render import render
 from .engine.rules import Rules
 from .engine.view import SeatView
+from .native import ENGINES, NativeGame, carried, new_game
+from .native import available as native_available
 from .observation import ObservationEncoder
 
 RESET_OPTIONS = ("state", "first_seat")
@@ -57,8 +59,14 @@ class DurakEnv(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "durak_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules: Rules | dict | str | None = None, render_mode: str | None = None,
-                 auto_play_forced: bool = True, max_moves: int | None = MOVE_LIMIT):
+                 auto_play_forced: bool = True, max_moves: int | None = MOVE_LIMIT, engine: str = "auto"):
         super().__init__()
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        if engine == "native" and not native_available():
+            raise ValueError("engine='native': the native engine is not built here (durak_env.native)")
+        self.engine = engine
+        """Which engine plays the deals: "auto" (the native one where it is built), "native" or "python"."""
         if max_moves is not None and not is_integer(max_moves, 1):
             raise ValueError(f"max_moves must be a positive integer or None, got {max_moves!r}")
         self.max_moves = max_moves
@@ -79,7 +87,9 @@ class DurakEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
         self._rng = random.Random()
-        self.game: Game | None = None
+        self.game: Game | NativeGame | None = None
+        self._native = False
+        """Whether the deal is played by the native engine (``durak_env.native.new_game``)."""
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -102,9 +112,13 @@ class DurakEnv(AECEnv):
             game = Game.from_dict(options["state"])
             if game.rules != self.rules:
                 raise ValueError("reset state was saved under other rules than this environment's")
-        else:
+            game = game if self.engine == "python" else carried(game)
+        elif self.engine == "python":
             game = Game(self.rules, seed=self._rng.getrandbits(64), first_seat=options.get("first_seat", 0))
+        else:
+            game = new_game(self.rules, self._rng.getrandbits(64), options.get("first_seat", 0))
         self.game = game
+        self._native = isinstance(game, NativeGame)
         self.moves = 0
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
@@ -165,6 +179,8 @@ class DurakEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat, game = self._seat[agent], self.game
         # Fresh arrays each call: callers keep observations (replay buffers), so none is reused.
+        if self._native:
+            return {"observation": game.observation(seat), "action_mask": game.action_mask(seat)}
         return {"observation": self.encoder.encode_game(game, seat), "action_mask": self.encoder.mask_game(game, seat)}
 
     def view(self, agent: str) -> SeatView:

@@ -22,7 +22,9 @@ from typing import Any
 import numpy as np
 
 from .engine.checks import is_integer
-from .engine.game import Game, IllegalAction
+from .engine.actions import layout_for
+from .engine.cards import CARDS, cards_of
+from .engine.game import Game, IllegalAction, Result
 from .engine.loop import MOVE_LIMIT
 from .engine.refusal import Refusal
 from .engine.rules import DEFENDER_LIMITS, EARLY_ENDS, NO_TRUMP_LEADS, THROW_IN, Rules
@@ -37,6 +39,9 @@ try:
     from . import _native  # type: ignore[attr-defined]
 except ImportError:
     _native = None
+
+ENGINES = ("auto", "native", "python")
+"""The engines an environment may be asked to play on: the native one where built ("auto"), or either by name."""
 
 REFUSALS = tuple(Refusal)
 """The native engine's refusal codes are indices into this tuple (``Refusal``'s order)."""
@@ -120,9 +125,193 @@ def native_mcts(view: SeatView, playouts: int | None, seconds: float | None, see
     return _native.mcts(*view_fields(view), playouts or 0, seconds or 0.0, seed, exploration, rollout == "heuristic")
 
 
+_FACT_NAMES = ("trump_card", "stock", "hands", "discard", "known", "out_groups", "attacks", "defences", "attacker",
+               "defender", "opener", "passed", "taking", "bouts", "first_seat")
+
+
+class NativeGame:
+    """One deal played by the native engine behind the reference ``Game``'s interface: the environments' game where
+    the native engine is built (``new_game``).
+
+    It plays (``step``, ``play_unchecked``, ``play_forced``), answers ``legal_actions``, ``to_act`` and ``result``
+    natively, and writes observations and masks natively (``observation``, ``action_mask``).  The stored facts
+    (``hands``, ``attacks``...) are read from the native game once per position; views, snapshots and a refused
+    move's words come from the reference engine, through a copy assembled from those facts (``reference``), so
+    that a refusal says exactly what the reference says.  Anything else a reader asks of a game is answered by that
+    copy too.  Read-only: change a position through moves, or build a reference ``Game``."""
+
+    __slots__ = ("rules", "n", "layout", "core", "_read", "_reference", "_result", "_size", *_FACT_NAMES)
+
+    def __init__(self, rules: Rules, core: Any):
+        self.rules, self.n, self.core = rules, rules.num_players, core
+        self.layout = layout_for(rules.deck_size)
+        self._size = 0  # the observation's, when first written
+        self._read = False  # whether the facts' slots hold this position's facts
+        self._reference = self._result = None
+
+    @classmethod
+    def deal(cls, rules: Rules, seed: Any, first_seat: Any = 0) -> "NativeGame | Game":
+        """``Game(rules, seed, first_seat)``'s deal: native for an integer seed, else (None: a fresh seed from the
+        system, a string) the reference's deal carried over."""
+        if not is_integer(first_seat, 0, rules.num_players - 1):
+            Game(rules, 0, first_seat)  # the reference's refusal, word for word
+        if is_integer(seed):
+            return cls(rules, _native.Game(rules_fields(rules), seed_words(seed), int(first_seat)))
+        return cls.of(Game(rules, seed, first_seat))
+
+    @classmethod
+    def of(cls, game: Game) -> "NativeGame":
+        native = cls(game.rules, to_native(game))
+        return native
+
+    def _moved(self) -> None:
+        """After a move: what was read of the position before it is forgotten."""
+        if self._read:
+            for name in _FACT_NAMES:
+                delattr(self, name)
+            self._read = False
+        self._reference = self._result = None
+
+    # ----- playing ------------------------------------------------------------------------
+    def step(self, action: Any, seat: Any = None) -> None:
+        """``Game.step``: the action for the seat to act; an illegal one raises the reference's IllegalAction
+        (its code and words) and changes nothing."""
+        if (seat is None and (type(action) is int or isinstance(action, np.integer)) and -2**63 <= action < 2**63
+                and self.core.is_legal(int(action))):
+            self.core.play(int(action))
+            self._moved()
+            return
+        reference = self.reference()
+        reference.step(action, seat)  # raises IllegalAction, as it must: the native engine did not find it legal
+        raise AssertionError(f"the engines disagree: the reference plays {action!r} here, the native engine refused it")
+
+    def play_unchecked(self, action: Any) -> None:
+        self.core.play(operator.index(action))
+        self._moved()
+
+    def play_forced(self, limit: int = 2**62) -> list[tuple[int, int]]:
+        played = self.core.play_forced(min(limit, 2**62))
+        if played:
+            self._moved()
+        return played
+
+    def legal_actions(self) -> tuple[int, ...]:
+        return self.core.legal_actions()
+
+    # ----- reading ------------------------------------------------------------------------
+    @property
+    def to_act(self) -> int:
+        return self.core.to_act
+
+    @property
+    def result(self) -> Result | None:
+        if self._result is None and self.core.over:
+            self._result = Result(*self.core.result)
+        return self._result
+
+    @property
+    def is_over(self) -> bool:
+        return self.core.over
+
+    @property
+    def last_bout(self) -> BoutEnd | None:
+        bout = self.core.last_bout
+        return None if bout is None else BoutEnd(*bout)
+
+    @property
+    def limit(self) -> int:
+        return self.core.limit
+
+    def facts(self) -> dict[str, Any]:
+        """The stored facts as the reference holds them (``Game.assemble``'s names)."""
+        return self.core.facts()
+
+    def reference(self) -> Game:
+        """The reference engine's copy of this position (assembled once per position)."""
+        if self._reference is None:
+            game = Game.assemble(self.rules, **self.facts())
+            game.last_bout = self.last_bout
+            self._reference = game
+        return self._reference
+
+    def __getattr__(self, name: str) -> Any:
+        """A stored fact (``hands``, ``attacks``...: every one is read into its slot at the first asked for, once
+        per position), or what else a reader asks of a game (``cap``, ``throwers``...): the reference copy's."""
+        if name in _FACT_NAMES and not self._read:
+            for fact, value in self.core.facts().items():
+                setattr(self, fact, value)
+            self._read = True
+            return getattr(self, name)
+        return getattr(self.reference(), name)
+
+    @property
+    def trump(self) -> int:
+        return self.trump_card // 13
+
+    @property
+    def table(self) -> list:
+        return [(CARDS[a], None if d < 0 else CARDS[d]) for a, d in zip(self.attacks, self.defences)]
+
+    @property
+    def out(self) -> list[int]:
+        return [s for group in self.out_groups for s in group]
+
+    def hand(self, seat: Any) -> list:
+        return [CARDS[c] for c in cards_of(self.hands[seat])]
+
+    def hand_size(self, seat: Any) -> int:
+        return self.hands[seat].bit_count()
+
+    def view(self, seat: Any) -> SeatView:
+        """What ``seat`` can know (``Game.view``), read from the native facts."""
+        return SeatView.of(self, seat)
+
+    def refusal(self, action: Any):
+        return self.reference().refusal(action)
+
+    def why_not(self, action: Any) -> str | None:
+        return self.reference().why_not(action)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.reference().to_dict()
+
+    def clone(self) -> "NativeGame":
+        return NativeGame(self.rules, self.core.clone())
+
+    def observation(self, seat: int) -> np.ndarray:
+        """``ObservationEncoder(rules).encode_game(game, seat)``, written natively into a fresh array."""
+        if not self._size:
+            self._size = _SIZES.get(self.rules) or _SIZES.setdefault(self.rules, ObservationEncoder(self.rules).size)
+        out = np.empty(self._size, np.float32)
+        self.core.encode(seat, False, out)
+        return out
+
+    def action_mask(self, seat: int) -> np.ndarray:
+        """``ObservationEncoder(rules).mask_game(game, seat)``: the legal moves where ``seat`` is to act."""
+        mask = np.empty(self.layout.size, np.int8)
+        self.core.mask(seat, mask)
+        return mask
+
+
+_SIZES: dict[Rules, int] = {}
+"""The observation size of each rule set a native game was made for."""
+
+
+def new_game(rules: Rules, seed: Any = None, first_seat: Any = 0) -> "NativeGame | Game":
+    """A deal for the environments: native where the native engine is built, else the reference ``Game``."""
+    if _native is None:
+        return Game(rules, seed, first_seat)
+    return NativeGame.deal(rules, seed, first_seat)
+
+
+def carried(game: Game) -> "NativeGame | Game":
+    """A reference game (a restored snapshot) for the environments: its native copy where the engine is built."""
+    return game if _native is None else NativeGame.of(game)
+
+
 class _Deals(Sequence):
-    """The deals of a native vector as reference games, each assembled from the native facts when asked for
-    (a bot's view, a deal's seat count): a copy of the moment, not a live game."""
+    """The deals of a native vector, each a ``NativeGame`` copy of the moment when asked for (a bot's view, a
+    deal's seat count), not a live game."""
 
     def __init__(self, vec: "NativeVectorGames"):
         self._vec = vec
@@ -136,7 +325,7 @@ class _Deals(Sequence):
         i = operator.index(i)
         if not -len(self) <= i < len(self):
             raise IndexError(f"deal {i} of {len(self)}")
-        return to_reference(self._vec.core.game(i % len(self)), self._vec.rules)
+        return NativeGame(self._vec.rules, self._vec.core.game(i % len(self)))
 
 
 class NativeVectorGames:
@@ -229,7 +418,7 @@ def make_vector_games(rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, 
     """The deals of one process: ``NativeVectorGames`` where the native engine is built and the deals have one
     rule set, else the reference ``VectorGames`` (``engine``: "auto", "native" or "python"; ``threads`` > 1 needs
     the native one)."""
-    if engine not in ("auto", "native", "python"):
+    if engine not in ENGINES:
         raise ValueError(f"engine must be 'auto', 'native' or 'python', got {engine!r}")
     native = engine != "python" and _native is not None and tables is None
     if engine == "native" and not native:
@@ -241,5 +430,5 @@ def make_vector_games(rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, 
     return VectorGames(rules, num_envs, max_moves, arrays, first, tables)
 
 
-__all__ = ["NativeVectorGames", "available", "engine_name", "make_vector_games", "native_game", "native_mcts",
+__all__ = ["ENGINES", "NativeGame", "NativeVectorGames", "carried", "new_game", "available", "engine_name", "make_vector_games", "native_game", "native_mcts",
            "rules_fields", "seed_words", "to_native", "to_reference", "view_fields"]

@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -285,7 +286,15 @@ NB_MODULE(_native, m) {
             if (out.shape(0) != static_cast<size_t>(observation_size(g.rules, universal)))
                 throw std::invalid_argument("the observation array has the wrong size");
             encode(g, seat, universal, out.data());
-        }, nb::arg("seat"), nb::arg("universal"), nb::arg("out").noconvert());
+        }, nb::arg("seat"), nb::arg("universal"), nb::arg("out").noconvert())
+        .def("mask", [](Game& g, int seat, Column<int8_t> out) {
+            // ObservationEncoder.mask_game: the legal moves where ``seat`` is to act, else all zero.
+            if (out.shape(0) != static_cast<size_t>(g.lay.size())) throw std::invalid_argument("the mask has the wrong size");
+            std::memset(out.data(), 0, out.shape(0));
+            if (g.over || seat != g.to_act) return;
+            int count = g.legal_actions();
+            for (int i = 0; i < count; ++i) out.data()[g.legal[i]] = 1;
+        }, nb::arg("seat"), nb::arg("out").noconvert());
 
     m.def("random_moves", [](const std::vector<int>& rules, int64_t deals, uint64_t seed) {
         Rules r = rules_from(rules);

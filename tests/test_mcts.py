@@ -105,7 +105,10 @@ def test_more_playouts_play_better():
     ("search:mcts:1.5s:heuristic", None, 1.5, "heuristic"), ("search:mcts:heuristic", 1000, None, "heuristic")])
 def test_names(name, playouts, seconds, rollout):
     bot = make_bot(name, seed=1)
-    assert (bot.playouts, bot.seconds, bot.rollout) == (playouts, seconds, rollout)
+    assert (bot.playouts, bot.seconds, bot.rollout, bot.native) == (playouts, seconds, rollout, True)
+    reference = make_bot(name + ":python", seed=1)
+    assert (reference.playouts, reference.seconds, reference.rollout, reference.native) == (playouts, seconds,
+                                                                                            rollout, False)
 
 
 @pytest.mark.parametrize("name, words", [("search:mcts:0", "at least 1 playout"), ("search:mcts:fast", "budget"),

@@ -18,8 +18,9 @@ import pytest
 from durak_env.engine.game import Game, IllegalAction
 from durak_env.engine.refusal import Refusal
 from durak_env.engine.rules import Rules
-from durak_env.native import (REFUSALS, NativeVectorGames, _native, available, make_vector_games, native_game,
-                              rules_fields, seed_words, to_native, to_reference)
+from durak_env.environment import raw_env
+from durak_env.native import (REFUSALS, NativeGame, NativeVectorGames, _native, available, make_vector_games,
+                              native_game, rules_fields, seed_words, to_native, to_reference)
 from durak_env.vector import SelfPlayVectorEnv
 from durak_env.vector_games import VectorGames
 
@@ -216,6 +217,45 @@ def test_an_illegal_vector_action_is_refused_with_the_engines_code_and_changes_n
     with pytest.raises(IllegalAction, match="integer actions") as err:
         nat.step(np.zeros(3, np.float32))
     assert err.value.code == Refusal.NOT_AN_ACTION
+
+
+@pytest.mark.parametrize("preset,players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed003", 5)])
+def test_the_aec_environment_plays_the_same_on_both_engines(preset, players):
+    """raw_env() on the native engine (the default where it is built) and on the reference: the same observations,
+    masks, rewards, ends, infos, snapshots and refusals, decision for decision, over several deals."""
+    envs = [raw_env(Rules.preset(preset, num_players=players), engine=e) for e in ("auto", "python")]
+    for env in envs:
+        env.reset(seed=3)
+    assert isinstance(envs[0].game, NativeGame) and not isinstance(envs[1].game, NativeGame)
+    rng = random.Random(0)
+    deals = 0
+    for _ in range(1500):
+        native, python = (env.last() for env in envs)
+        assert native[0]["observation"].tobytes() == python[0]["observation"].tobytes()
+        assert native[0]["action_mask"].tobytes() == python[0]["action_mask"].tobytes()
+        assert native[1:] == python[1:] and envs[0].agent_selection == envs[1].agent_selection
+        if native[2] or native[3]:
+            for env in envs:
+                env.step(None)
+            if not envs[0].agents:
+                deals += 1
+                for env in envs:
+                    env.reset()
+            continue
+        assert envs[0].game.to_dict() == envs[1].game.to_dict()
+        agent = envs[0].agent_selection
+        assert envs[0].view(agent) == envs[1].view(agent)
+        illegal = int(np.flatnonzero(native[0]["action_mask"] == 0)[rng.randrange(10)])
+        errors = []
+        for env in envs:
+            with pytest.raises(IllegalAction) as err:
+                env.step(illegal)
+            errors.append((str(err.value), err.value.code, err.value.legal))
+        assert errors[0] == errors[1]
+        action = rng.choice(np.flatnonzero(native[0]["action_mask"]).tolist())
+        for env in envs:
+            env.step(action)
+    assert deals >= 3
 
 
 class TestBadInput:
