@@ -7,7 +7,11 @@ over the tree and its leaves are evaluated in one call of the network.
 
 The network sees, for each seat, only what that seat would see in the dealt world (its observation), and the
 deal is drawn from the searching seat's view alone, so the bot cannot reach a hidden card.  Budgets are
-playouts or time: ``search:net`` (30 ms a move), ``search:net:1s``, ``search:net:2000``."""
+playouts or time: ``search:net`` (30 ms a move), ``search:net:1s``, ``search:net:2000``.
+
+Where the native engine is built, the deals, the tree and the leaves' observations are native (native/search.hpp:
+``NetSearch``, the same PUCT step for step) and only the network runs in Python; ``engine="python"`` (or a name
+ending ``:python``) keeps the whole search in the reference engine."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ import numpy as np
 from durak_env.engine.determinize import sample_world
 from durak_env.engine.game import Game
 from durak_env.engine.view import SeatView
+from durak_env.native import _native, view_fields
+from durak_env.native import available as native_available
 
 from .mcts import Budget, TreeSearch
 
@@ -47,16 +53,22 @@ class NetSearchBot(TreeSearch):
     """PUCT over dealt worlds with ``policy`` (a ``PolicyBot`` with a value head) for priors and values."""
 
     def __init__(self, policy, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
-                 batch: int = BATCH, c_puct: float = C_PUCT):
+                 batch: int = BATCH, c_puct: float = C_PUCT, engine: str = "auto"):
         if not policy.has_value:
             raise ValueError(f"search:net needs a bot file with a value head; {policy.name} has none")
+        if engine not in ("auto", "native", "python"):
+            raise ValueError(f"engine must be 'auto', 'native' or 'python', got {engine!r}")
+        if engine == "native" and not native_available():
+            raise ValueError("engine='native': the native engine is not built here")
+        self.native = engine != "python" and native_available()
+        """Whether the deals, the tree and the leaves' observations are native (the network is not)."""
         if playouts is None and seconds is None:
             seconds = SECONDS
         self.budget = Budget("search:net", playouts, seconds)
         self.policy, self.rules, self.encoder = policy, policy.rules, policy.encoder
         self.batch, self.c_puct = batch, c_puct
         self.rng = random.Random(seed)
-        self.name = f"search-net-{self.budget.label}"
+        self.name = f"search-net-{self.budget.label}" + ("" if self.native else "-python")
         self._obs = np.zeros((batch, self.encoder.size), dtype=np.float32)
         self._mask = np.zeros((batch, self.encoder.num_actions), dtype=np.int8)
         self.last_visits: dict[int, int] = {}
@@ -69,11 +81,26 @@ class NetSearchBot(TreeSearch):
         if view.rules != self.rules:
             raise ValueError(f"{self.policy.name} was trained for other rules ({self.rules.describe()}); "
                              f"this game is {view.rules.describe()}")
+        if self.native:
+            search = _native.NetSearch(*view_fields(view), self.rng.getrandbits(64), self.c_puct,
+                                       self.encoder.universal)
+            self.last_playouts = self.budget.spend(self.batch, lambda size: self.native_batch(search, size))
+            self.last_visits = search.root_visits()
+            return search.best(list(legal))
         root = NetNode(len(view.hand_sizes))
         self.last_playouts = self.budget.spend(self.batch, lambda size: self.playout_batch(root, view, size))
         self.last_visits = {a: child.visits for a, child in root.children.items()}
         priors = root.priors or {}
         return max(legal, key=lambda a: (root.children[a].visits if a in root.children else 0, priors.get(a, 0.0)))
+
+    def native_batch(self, search, size: int) -> None:
+        """``playout_batch`` in the native core: the playouts go down there, the network reads their leaves here."""
+        rows = search.descend_batch(size, self._obs, self._mask)
+        if rows:
+            probs, head = self.policy.predict(self._obs[:rows], self._mask[:rows])
+            search.back_up(np.ascontiguousarray(probs, np.float32), np.ascontiguousarray(head, np.float32))
+        else:
+            search.back_up(np.zeros((0, self.encoder.num_actions), np.float32), np.zeros(0, np.float32))
 
     def playout_batch(self, root: NetNode, view: SeatView, size: int) -> None:
         """``size`` playouts down to a leaf each, the leaves evaluated in one call, the results backed up."""
@@ -150,11 +177,16 @@ class NetSearchBot(TreeSearch):
 
 
 def net_search_from_name(arg: str, policy, seed: int | None = None) -> NetSearchBot:
-    """``search:net[:<playouts>|<n>ms|<n>s]`` -> the bot; ``arg`` is what follows ``search:net:``."""
-    if not arg:
-        return NetSearchBot(policy, seed)
-    budget = Budget.parse(arg, "search:net")
-    return NetSearchBot(policy, seed, playouts=budget.playouts, seconds=budget.seconds)
+    """``search:net[:<playouts>|<n>ms|<n>s][:python]`` -> the bot; ``arg`` is what follows ``search:net:``
+    (``python``: the search in the reference engine)."""
+    parts = [p for p in arg.split(":") if p] if arg else []
+    engine = parts.pop() if parts and parts[-1] == "python" else "auto"
+    if len(parts) > 1:
+        raise ValueError(f"search:net takes one budget, e.g. search:net:1000, search:net:30ms; got {arg!r}")
+    if not parts:
+        return NetSearchBot(policy, seed, engine=engine)
+    budget = Budget.parse(parts[0], "search:net")
+    return NetSearchBot(policy, seed, playouts=budget.playouts, seconds=budget.seconds, engine=engine)
 
 
 __all__ = ["NetSearchBot", "net_search_from_name"]

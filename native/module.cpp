@@ -341,6 +341,50 @@ NB_MODULE(_native, m) {
         return nb::make_tuple(action, made);
     }, "search:mcts from one seat's view (baselines/mcts.py): (the move, the playouts made).");
 
+    nb::class_<NetSearch>(m, "NetSearch")
+        .def("__init__", [](NetSearch* ns, const std::vector<int>& rules, int seat, Mask hand,
+                            const std::vector<int>& attacks, const std::vector<int>& defences, int trump_card,
+                            int stock_size, const std::vector<int>& hand_sizes, const std::vector<Mask>& known,
+                            int64_t discard, const std::vector<std::vector<int>>& out_groups, int attacker,
+                            int defender, int opener, int passed, bool taking, int bouts, int first_seat, uint64_t seed,
+                            double c_puct, bool universal) {
+            View v = view_from(rules, seat, hand, attacks, defences, trump_card, stock_size, hand_sizes, known,
+                               discard, out_groups, attacker, defender, opener, passed, taking, bouts, first_seat);
+            if (!(c_puct >= 0)) throw std::invalid_argument("c_puct must be >= 0");
+            new (ns) NetSearch(v, seed, c_puct, universal);
+        })
+        .def("descend_batch", [](NetSearch& ns, int size, Rows<float> obs, Rows<int8_t> mask) {
+            if (size < 1 || obs.shape(0) < static_cast<size_t>(size) || mask.shape(0) < static_cast<size_t>(size) ||
+                obs.shape(1) != static_cast<size_t>(ns.obs_size) || mask.shape(1) != static_cast<size_t>(ns.num_actions))
+                throw std::invalid_argument("the batch's arrays have the wrong shape");
+            if (ns.nleaves) throw std::invalid_argument("the last batch was not backed up");
+            int rows;
+            {
+                nb::gil_scoped_release release;
+                rows = ns.descend_batch(size, obs.data(), mask.data());
+            }
+            if (rows < 0) throw std::invalid_argument("no deal matches this view (its counts do not add up)");
+            return rows;
+        }, nb::arg("size"), nb::arg("obs").noconvert(), nb::arg("mask").noconvert())
+        .def("back_up", [](NetSearch& ns, Rows<const float> probs, Column<const float> values) {
+            int rows = 0;
+            for (int i = 0; i < ns.nleaves; ++i) rows += ns.leaves[i].row >= 0;
+            if (probs.shape(0) < static_cast<size_t>(rows) || values.shape(0) < static_cast<size_t>(rows) ||
+                (rows && probs.shape(1) != static_cast<size_t>(ns.num_actions)))
+                throw std::invalid_argument("the network's answers have the wrong shape");
+            ns.back_up(probs.data(), values.data());
+        })
+        .def("best", [](const NetSearch& ns, const std::vector<int>& legal) {
+            if (legal.empty()) throw std::invalid_argument("no legal move");
+            return ns.best(legal.data(), static_cast<int>(legal.size()));
+        })
+        .def("root_visits", [](const NetSearch& ns) {
+            nb::dict out;
+            for (int k = ns.nodes[0].first_child; k >= 0; k = ns.nodes[k].next_sibling)
+                out[nb::int_(ns.nodes[k].action)] = ns.nodes[k].visits;
+            return out;
+        });
+
     nb::class_<Vector>(m, "VectorCore")
         .def(nb::init<const std::vector<int>&, int, int, Rows<float>, Rows<int8_t>, Column<int64_t>, Rows<float>,
                       Column<bool>, Column<bool>, int>(),

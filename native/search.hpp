@@ -280,4 +280,171 @@ struct MCTS {
     }
 };
 
+// NetSearchBot (baselines/netsearch.py): PUCT over dealt worlds, the network's priors and values standing in for
+// rollouts.  The network stays in Python (ONNX Runtime): a batch of playouts goes down to its leaves here
+// (``descend_batch``, the leaves' observations and masks written into the caller's arrays), the network reads
+// them, and its answers are backed up here (``back_up``).
+struct NetSearch {
+    struct Node {
+        int first_child = -1, next_sibling = -1, action = -1;
+        int visits = 0, pending = 0;
+        int prior_start = -1, prior_count = 0;  // priors[prior_start ..): (action, probability); -1: not seen yet
+        double totals[MAX_PLAYERS] = {};
+    };
+    struct Leaf {
+        std::vector<int> path;
+        Game game;
+        int row = -1;  // the leaf's row in the batch's arrays, -1 where the deal is over
+    };
+    std::vector<Node> nodes;
+    std::vector<std::pair<int, double>> priors;
+    std::vector<Leaf> leaves;
+    int nleaves = 0;
+    View view;
+    Rng rng;
+    double c_puct;
+    bool universal;
+    int obs_size, num_actions;
+
+    NetSearch(const View& v, uint64_t seed, double c, bool universal_layout)
+        : view(v), rng(seed), c_puct(c), universal(universal_layout),
+          obs_size(observation_size(v.rules, universal_layout)), num_actions(Layout::of(v.rules.deck_size).size()) {
+        nodes.emplace_back();
+    }
+
+    int child(int node, int action) const {
+        for (int k = nodes[node].first_child; k >= 0; k = nodes[k].next_sibling)
+            if (nodes[k].action == action) return k;
+        return -1;
+    }
+
+    double prior(const Node& node, int action, double uniform) const {
+        for (int k = 0; k < node.prior_count; ++k)
+            if (priors[node.prior_start + k].first == action) return priors[node.prior_start + k].second;
+        return uniform;
+    }
+
+    // NetSearchBot.descend
+    void descend(Leaf& leaf) {
+        Game& g = leaf.game;
+        int node = 0;
+        leaf.path.clear();
+        leaf.path.push_back(0);
+        while (!g.over) {
+            int count = g.legal_actions();
+            if (count == 1) {
+                g.play(g.legal[0]);
+                continue;
+            }
+            if (nodes[node].prior_start < 0) break;
+            int seat = g.to_act;
+            double uniform = 1.0 / count;
+            double scale = c_puct * std::sqrt(static_cast<double>(nodes[node].visits + nodes[node].pending + 1));
+            int best = g.legal[0];
+            double best_score = -INFINITY;
+            for (int i = 0; i < count; ++i) {
+                int a = g.legal[i];
+                int k = child(node, a);
+                double p = prior(nodes[node], a, uniform), score;
+                if (k < 0) {
+                    score = scale * p;
+                } else {
+                    const Node& c = nodes[k];
+                    int n = c.visits + c.pending;
+                    double q = n ? (c.totals[seat] - c.pending) / n : 0.0;
+                    score = q + scale * p / (1 + n);
+                }
+                if (score > best_score) best = a, best_score = score;
+            }
+            int k = child(node, best);
+            if (k < 0) {
+                Node c;
+                c.action = best;
+                c.next_sibling = nodes[node].first_child;
+                nodes.push_back(c);
+                k = static_cast<int>(nodes.size()) - 1;
+                nodes[node].first_child = k;
+            }
+            ++nodes[k].pending;
+            g.play(best);
+            leaf.path.push_back(k);
+            node = k;
+        }
+    }
+
+    // NetSearchBot.playout_batch, its first half: ``size`` playouts down to their leaves; the observation and mask
+    // of each leaf whose deal goes on written into the next row of ``obs`` / ``mask``.  Returns those rows, or -1
+    // where the view deals no world.
+    int descend_batch(int size, float* obs, int8_t* mask) {
+        if (static_cast<int>(leaves.size()) < size) leaves.resize(size);
+        nleaves = size;
+        int rows = 0;
+        for (int i = 0; i < size; ++i) {
+            Leaf& leaf = leaves[i];
+            if (!sample_world(view, rng, leaf.game)) return -1;
+            descend(leaf);
+            leaf.row = -1;
+            if (!leaf.game.over) {
+                leaf.row = rows++;
+                Game& g = leaf.game;
+                encode(g, g.to_act, universal, obs + static_cast<size_t>(leaf.row) * obs_size);
+                int8_t* m = mask + static_cast<size_t>(leaf.row) * num_actions;
+                std::memset(m, 0, num_actions);
+                int count = g.legal_actions();
+                for (int k = 0; k < count; ++k) m[g.legal[k]] = 1;
+            }
+        }
+        return rows;
+    }
+
+    // Its second half: the network's probabilities [rows, num_actions] and values [rows] for those leaves, and
+    // every playout's result backed up.
+    void back_up(const float* probs, const float* values) {
+        for (int i = 0; i < nleaves; ++i) {
+            Leaf& leaf = leaves[i];
+            Game& g = leaf.game;
+            double rewards[MAX_PLAYERS];
+            if (leaf.row >= 0) {
+                Node& node = nodes[leaf.path.back()];
+                const float* p = probs + static_cast<size_t>(leaf.row) * num_actions;
+                int count = g.legal_actions();
+                if (node.prior_start < 0) {  // two playouts of a batch may reach the same new node
+                    double total = 0.0;
+                    for (int k = 0; k < count; ++k) total += p[g.legal[k]];
+                    if (total == 0.0) total = 1.0;
+                    node.prior_start = static_cast<int>(priors.size());
+                    node.prior_count = count;
+                    for (int k = 0; k < count; ++k) priors.emplace_back(g.legal[k], p[g.legal[k]] / total);
+                }
+                double value = values[leaf.row];  // NetSearchBot.spread
+                for (int s = 0; s < g.n; ++s) rewards[s] = s == g.to_act ? value : -value / (g.n - 1);
+            } else {
+                for (int s = 0; s < g.n; ++s) rewards[s] = g.result.reward(s, g.n);
+            }
+            for (int k : leaf.path) {
+                Node& node = nodes[k];
+                if (k != 0) --node.pending;
+                ++node.visits;
+                for (int s = 0; s < g.n; ++s) node.totals[s] += rewards[s];
+            }
+        }
+        nleaves = 0;
+    }
+
+    // NetSearchBot.act's choice among ``legal``: the most visited move, then the highest prior, then the first.
+    int best(const int* legal, int count) const {
+        int best = legal[0];
+        int best_visits = -1;
+        double best_prior = -1.0;
+        for (int i = 0; i < count; ++i) {
+            int k = child(0, legal[i]);
+            int visits = k >= 0 ? nodes[k].visits : 0;
+            double p = prior(nodes[0], legal[i], 0.0);
+            if (visits > best_visits || (visits == best_visits && p > best_prior))
+                best = legal[i], best_visits = visits, best_prior = p;
+        }
+        return best;
+    }
+};
+
 }  // namespace durak

@@ -122,14 +122,30 @@ def test_bad_names_are_refused_in_one_line(name, words):
 
 # ----- search:net: the tree guided by the shipped policy (baselines/netsearch.py) ------------------------------
 
-def test_the_network_search_plays_legal_moves_from_its_view_alone():
+@pytest.mark.parametrize("suffix", ["", ":python"])
+def test_the_network_search_plays_legal_moves_from_its_view_alone(suffix):
     checked = 0
     for game, twin, seat in twins(Rules(), range(12), longest=40):
-        action = make_bot("search:net:40", seed=5).act(game.view(seat))
+        action = make_bot("search:net:40" + suffix, seed=5).act(game.view(seat))
         assert action in game.legal_actions()
-        assert action == make_bot("search:net:40", seed=5).act(twin.view(seat))
+        assert action == make_bot("search:net:40" + suffix, seed=5).act(twin.view(seat))
         checked += 1
-    assert checked > 4 and make_bot("search:net:40").name == "search-net-40"
+    assert checked > 4 and make_bot("search:net:40" + suffix).name == "search-net-40" + suffix.replace(":", "-")
+
+
+def test_the_native_network_search_batches_its_leaves_and_counts_its_playouts():
+    bot = make_bot("search:net:64", seed=1)
+    assert bot.native
+    calls = []
+    predict = bot.policy.predict
+    bot.policy.predict = lambda obs, mask: calls.append(len(obs)) or predict(obs, mask)
+    game = Game(Rules(), seed=6)
+    view = game.view(game.to_act)
+    action = bot.act(view)
+    assert action in view.legal_actions and bot.last_playouts == 64
+    # the first batch's eight playouts stop at the root, which the network has not seen yet; the rest go below it
+    assert sum(bot.last_visits.values()) == 64 - 8 and set(bot.last_visits) <= set(view.legal_actions)
+    assert max(calls) > 1 and len(calls) <= 8  # one call of the network a batch, several leaves in it
 
 
 def test_the_network_search_counts_its_playouts_and_batches_its_leaves():
