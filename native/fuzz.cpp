@@ -172,6 +172,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             int64_t made = 0;
             int action = search.search(v, 1 + in.u8() % 20, 0.0, made);
             if (!altered) require(action >= 0 && g.is_legal(action));
+            // the network search, its network's answers made up from the bytes
+            NetSearch net(v, in.u64(), 1.5, in.u8() & 1);
+            std::vector<float> obs(8 * static_cast<size_t>(net.obs_size)), probs(8 * static_cast<size_t>(net.num_actions));
+            std::vector<int8_t> mask(8 * static_cast<size_t>(net.num_actions));
+            std::vector<float> values(8);
+            for (int batch = 0; batch < 4; ++batch) {
+                int rows = net.descend_batch(1 + in.u8() % 8, obs.data(), mask.data());
+                if (rows < 0) break;
+                for (auto& p : probs) p = in.u8() / 255.0f;
+                for (auto& x : values) x = in.u8() / 127.5f - 1.0f;
+                net.back_up(probs.data(), values.data());
+            }
+            int legal[MAX_ACTIONS];
+            int count = g.legal_actions();
+            for (int k = 0; k < count; ++k) legal[k] = g.legal[k];
+            int chosen = net.best(legal, count);
+            require(g.is_legal(chosen));
             break;
         }
     }

@@ -167,8 +167,11 @@ def test_the_network_search_counts_its_playouts_and_batches_its_leaves():
 
 
 def test_the_network_search_beats_the_policy_it_is_built_on():
-    report = evaluate(["search:net:48", "trained"], Rules(), games=40, seed=8, workers=2)
-    assert report.head_to_head["a_not_fool"] > 0.5, report.table()
+    """200 playouts a move (about 3 ms in the native core) over 200 games: not the fool in 0.675 and 0.685 of them
+    at seeds 8 and 9 (intervals about [0.62, 0.73]); 48 playouts over 40 games, as this test once played, sat at
+    0.50-0.57, too near the bar for a test."""
+    report = evaluate(["search:net:200", "trained"], Rules(), games=200, seed=8, workers=2)
+    assert report.head_to_head["a_not_fool"] > 0.55, report.table()
 
 
 @pytest.mark.parametrize("name, playouts, seconds", [("search:net", None, 0.03), ("search:net:1s", None, 1.0),
