@@ -86,7 +86,8 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
     (search with the shipped policy for ``rules`` inside it), search:mcts[:<playouts>|<n>ms|<n>s] (a tree search,
     baselines/mcts.py), search:net[:<budget>] (that tree guided by the shipped policy's priors and values,
     baselines/netsearch.py), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
-    exported policy file."""
+    exported policy file.  The searches run in the native core where it is built; a search's name ending
+    ``:python`` (``search:fast:python``, ``search:mcts:1s:python``) keeps it in the Python reference engine."""
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):
@@ -103,10 +104,14 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
             raise ValueError(f"easy takes a share of random moves from 0 to 1, e.g. easy:0.3; got {spec!r}") from None
         return EasyBot(seed, randomness=share)
     if name == "search":
-        if not arg:
-            return SearchBot(seed)
-        if arg.isdigit():
-            return SearchBot(seed, worlds=int(arg))
+        level, reference = (arg[:-len(":python")], True) if arg.endswith(":python") else (arg, False)
+        engine = "python" if reference else "auto"
+        if not level or level == "python":
+            return SearchBot(seed, engine="python" if level == "python" else engine)
+        if level.isdigit():
+            return SearchBot(seed, worlds=int(level), engine=engine)
+        if level in LEVELS:
+            return SearchBot(seed, level=level, engine=engine)
         if arg == "policy":
             from .policy_file import load_bot
 

@@ -5,7 +5,9 @@ Perfect-information Monte Carlo: sample worlds consistent with the seat's view
 world and finish the deal with seed 004's heuristic for every seat, and choose
 the move with the best mean result for this seat.  The same worlds serve every
 move (common random numbers), so differences between moves are not sampling
-noise between worlds.  The bot reads only its view: it cannot see a hidden card.
+noise between worlds.  The bot reads only its view: it cannot see a hidden card.  Where the native engine is
+built the worlds are dealt and played out there (native/search.hpp: ``pimc``, the same sampling, its own random
+numbers); ``engine="python"`` keeps them in the reference engine.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from durak_env.engine.determinize import sample_world
 from durak_env.engine.game import Game
 from durak_env.engine.loop import play
 from durak_env.engine.view import SeatView
+from durak_env.native import _native, view_fields
+from durak_env.native import available as native_available
 
 from .heuristic import HeuristicBot, heuristic_action
 
@@ -52,9 +56,15 @@ class SearchBot:
     name = "search"
 
     def __init__(self, seed: int | None = None, level: str = "medium", worlds: int | None = None,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, engine: str = "auto"):
         if level not in LEVELS:
             raise ValueError(f"unknown search level {level!r}; levels: {', '.join(LEVELS)}")
+        if engine not in ("auto", "native", "python"):
+            raise ValueError(f"engine must be 'auto', 'native' or 'python', got {engine!r}")
+        if engine == "native" and not native_available():
+            raise ValueError("engine='native': the native engine is not built here")
+        self.native = engine != "python" and native_available()
+        """Whether the worlds are dealt and played out in the native core."""
         self.worlds = worlds if worlds is not None else LEVELS[level]["worlds"]
         if self.worlds < 1:
             raise ValueError(f"SearchBot worlds must be at least 1, got {self.worlds}")
@@ -72,6 +82,11 @@ class SearchBot:
         if len(legal) == 1:
             return legal[0]
         seat = view.seat
+        if self.native:
+            totals, _ = _native.pimc(*view_fields(view), list(legal), self.worlds, self.time_limit or 0.0,
+                                     self.rng.getrandbits(64))
+            preferred = self.fallback.act(view)
+            return legal[max(range(len(legal)), key=lambda i: (totals[i], legal[i] == preferred))]
         totals = [0.0] * len(legal)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         sampled = 0

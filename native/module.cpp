@@ -341,6 +341,32 @@ NB_MODULE(_native, m) {
         return nb::make_tuple(action, made);
     }, "search:mcts from one seat's view (baselines/mcts.py): (the move, the playouts made).");
 
+    m.def("heuristic_rollout", [](Game& g, int seat) {
+        if (seat < 0 || seat >= g.n) throw std::invalid_argument("seat out of range");
+        return heuristic_rollout(g, seat);
+    }, "The deal finished by the heuristic at every seat (baselines/search.py: rollout); the seat's reward.");
+
+    m.def("pimc", [](const std::vector<int>& rules, int seat, Mask hand, const std::vector<int>& attacks,
+                     const std::vector<int>& defences, int trump_card, int stock_size, const std::vector<int>& hand_sizes,
+                     const std::vector<Mask>& known, int64_t discard, const std::vector<std::vector<int>>& out_groups,
+                     int attacker, int defender, int opener, int passed, bool taking, int bouts, int first_seat,
+                     const std::vector<int>& legal, int worlds, double seconds, uint64_t seed) {
+        View v = view_from(rules, seat, hand, attacks, defences, trump_card, stock_size, hand_sizes, known, discard,
+                           out_groups, attacker, defender, opener, passed, taking, bouts, first_seat);
+        if (legal.empty() || legal.size() > MAX_ACTIONS) throw std::invalid_argument("the view's legal moves, at least one");
+        if (worlds < 1 && !(seconds > 0)) throw std::invalid_argument("a budget of worlds or of seconds");
+        std::vector<double> totals(legal.size());
+        int sampled;
+        {
+            nb::gil_scoped_release release;
+            Rng rng(seed);
+            sampled = pimc(v, rng, legal.data(), static_cast<int>(legal.size()), worlds, seconds, totals.data());
+        }
+        if (sampled == -1) throw std::invalid_argument("no deal matches this view (its counts do not add up)");
+        if (sampled == -2) throw std::invalid_argument("a move that is not legal in this view");
+        return nb::make_tuple(totals, sampled);
+    }, "SearchBot's sampling (baselines/search.py) from one seat's view: (the totals per move, the worlds).");
+
     nb::class_<NetSearch>(m, "NetSearch")
         .def("__init__", [](NetSearch* ns, const std::vector<int>& rules, int seat, Mask hand,
                             const std::vector<int>& attacks, const std::vector<int>& defences, int trump_card,

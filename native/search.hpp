@@ -148,6 +148,40 @@ inline bool sample_world(const View& v, Rng& rng, Game& g) {
                       v.bouts, v.first_seat);
 }
 
+// baselines/search.py: rollout, the heuristic at every seat to the end (``ROLLOUT_LIMIT`` moves, forced ones
+// counted); ``seat``'s reward, 0 for a deal cut off.
+inline double heuristic_rollout(Game& g, int seat) {
+    for (int moves = 0; moves < ROLLOUT_LIMIT && !g.over; ++moves) {
+        int action = g.legal_actions() == 1 ? g.legal[0] : heuristic_action(g);
+        g.play(action);
+    }
+    return g.over ? g.result.reward(seat, g.n) : 0.0;
+}
+
+// SearchBot.act's sampling (seed 001's "try out many possible layouts of the unseen cards"): in each world dealt
+// from the view, every move of ``legal`` played and the deal finished by the heuristic at every seat; the seat's
+// results summed per move into ``totals``.  ``worlds`` worlds, or (``seconds`` > 0) as many as that time allows,
+// at least one.  Returns the worlds sampled, -1 where the view deals none, -2 for a move not legal in the view.
+inline int pimc(const View& v, Rng& rng, const int* legal, int count, int worlds, double seconds, double* totals) {
+    for (int i = 0; i < count; ++i) totals[i] = 0.0;
+    auto start = std::chrono::steady_clock::now();
+    Game world, trial;
+    int sampled = 0;
+    while (true) {
+        if (!sample_world(v, rng, world)) return -1;
+        for (int i = 0; i < count; ++i) {
+            trial = world;
+            if (!trial.is_legal(legal[i])) return -2;
+            trial.play(legal[i]);
+            totals[i] += heuristic_rollout(trial, v.seat);
+        }
+        ++sampled;
+        if (seconds > 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds
+                        : sampled >= worlds)
+            return sampled;
+    }
+}
+
 // MCTSBot: single-observer ISMCTS with UCB1 and availability counts.
 struct MCTS {
     struct Node {

@@ -114,7 +114,7 @@ def test_no_trumps_thrown_at_a_taker():
     assert bot_move(game) == "done"
 
 
-@pytest.mark.parametrize("spec", ["random", "heuristic", "easy", "easy:1", "search:4"])
+@pytest.mark.parametrize("spec", ["random", "heuristic", "easy", "easy:1", "search:4", "search:4:python"])
 @pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed001", 4), ("seed003", 4)])
 def test_bots_only_play_legal_moves(spec, preset, players):
     rules = Rules.preset(preset, num_players=players)
@@ -142,12 +142,14 @@ def test_easy_mixes_random_moves():
         EasyBot(randomness=2)
 
 
-def test_search_bot_sees_only_its_information_set():
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_search_bot_sees_only_its_information_set(engine):
     """Two positions the seat cannot tell apart give the same move for the same seed."""
     checked = 0
     for game, twin, seat in twins(Rules(num_players=3), range(40)):
         assert twin.to_dict() != game.to_dict() or not game.stock
-        assert SearchBot(seed=5, worlds=6).act(game.view(seat)) == SearchBot(seed=5, worlds=6).act(twin.view(seat))
+        assert (SearchBot(seed=5, worlds=6, engine=engine).act(game.view(seat))
+                == SearchBot(seed=5, worlds=6, engine=engine).act(twin.view(seat)))
         checked += 1
     assert checked > 10
 
@@ -176,6 +178,12 @@ def test_a_rollout_of_a_deal_that_never_ends_stops_at_the_rollout_limit(monkeypa
     ended = Game(rules, seed=0)
     assert search.rollout(ended, 0) == ended.result.rewards()[0]
     assert played[-1] < search.ROLLOUT_LIMIT
+    # the native rollout (native/search.hpp: heuristic_rollout) stops at the same limit and scores the same draw
+    from durak_env.native import _native, native_game
+
+    endless = native_game(rules, 243)
+    assert _native.heuristic_rollout(endless, 0) == 0.0 and endless.result is None
+    assert _native.heuristic_rollout(native_game(rules, 0), 0) == search.rollout(Game(rules, seed=0), 0)
 
 
 def test_make_bot_names():
