@@ -15,7 +15,9 @@ scenarios, rules, actions, snapshots, replays, illegal moves, invariants, inform
 and only against the tests that call the mutated function, as mutmut's own bookkeeping records.
 mutmut rather than cosmic-ray: it runs only the tests that reach the mutated function, in a forked
 process per mutant, which makes a full run of about 2,500 mutants fit in hours on two cores.
-The text of raise statements (a refusal's wording, not a rule) is not mutated.
+The text of raise statements (a refusal's wording, not a rule) is not mutated.  The tests run on the Python
+engine alone (``DURAK_PURE_PYTHON=1``): the mutants are of the reference, and the native engine is held to it by
+the differential test.
 
 A mutant that survives either gets a test that kills it (``tests/test_engine_mutants.py``,
 quoting the rule it protects) or is listed as equivalent in ``benchmarks/equivalent_mutants.txt``:
@@ -74,7 +76,10 @@ def read_list(path: Path) -> dict[str, str]:
 
 def run_mutmut(names: list[str], children: int) -> None:
     cmd = ["mutmut", "run", "--max-children", str(children), *names]
-    proc = subprocess.run(cmd, cwd=ROOT)
+    # The mutants are of the Python reference engine: every test plays on it (DURAK_PURE_PYTHON), environments
+    # included, so that none passes on the native engine alone.  The native engine is held to the reference by
+    # the differential test (tests/test_native.py).
+    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "DURAK_PURE_PYTHON": "1"})
     if proc.returncode not in (0, 1):
         sys.exit(f"mutation: mutmut failed with exit status {proc.returncode}")
 

@@ -19,11 +19,14 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # a browser page (Pyodide): no numpy, no native engine; the reference plays (frontends/web/site.py)
+    np = None  # type: ignore[assignment]
 
-from .engine.checks import is_integer
 from .engine.actions import layout_for
 from .engine.cards import CARDS, cards_of
+from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction, Result
 from .engine.loop import MOVE_LIMIT
 from .engine.refusal import Refusal
@@ -31,11 +34,10 @@ from .engine.rules import DEFENDER_LIMITS, EARLY_ENDS, NO_TRUMP_LEADS, THROW_IN,
 from .engine.view import BoutEnd, SeatView
 from .observation import ObservationEncoder
 from .tables import Tables
-from .vector_games import VectorGames, array_shapes
 
 try:
-    if os.environ.get("DURAK_PURE_PYTHON"):
-        raise ImportError("DURAK_PURE_PYTHON is set")
+    if os.environ.get("DURAK_PURE_PYTHON") or np is None:
+        raise ImportError("DURAK_PURE_PYTHON is set, or numpy is missing")
     from . import _native  # type: ignore[attr-defined]
 except ImportError:
     _native = None
@@ -349,6 +351,8 @@ class NativeVectorGames:
         self.encoder = ObservationEncoder(rules)
         self.num_actions = self.encoder.num_actions
         if arrays is None:
+            from .vector_games import array_shapes
+
             arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in array_shapes(rules, num_envs).items()}
         for name in ("obs", "mask", "seats", "rewards", "ended", "truncated"):
             setattr(self, name, arrays[name])
@@ -427,6 +431,8 @@ def make_vector_games(rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, 
         raise ValueError(f"threads={threads!r} needs the native engine (one rule set, the native engine built)")
     if native:
         return NativeVectorGames(rules, num_envs, max_moves, arrays, first, threads)
+    from .vector_games import VectorGames  # numpy's: imported where a vector is made, not by a browser page
+
     return VectorGames(rules, num_envs, max_moves, arrays, first, tables)
 
 

@@ -35,7 +35,8 @@ NPM = WEB / "npm"
 """package.json and package-lock.json: the pinned Pyodide."""
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 """What the page loads of Pyodide's npm package: the runtime and the standard library."""
-SOURCES = ("durak_env/__init__.py", "durak_env/engine/*.py", "durak_env/observation.py", "baselines/__init__.py",
+SOURCES = ("durak_env/__init__.py", "durak_env/engine/*.py", "durak_env/observation.py", "durak_env/native.py",
+           "durak_env/tables.py", "baselines/__init__.py",
            "baselines/base.py", "baselines/heuristic.py", "baselines/search.py", "baselines/mcts.py",
            "baselines/policy_file.py", "frontends/__init__.py", "frontends/web/__init__.py", "frontends/web/api.py",
            "frontends/web/table.py", "frontends/web/page.py")
