@@ -52,7 +52,7 @@ def timed(step, count):
         done += count
     return done / (time.perf_counter() - start)
 
-if work.startswith("vector"):
+if work in ("vector1", "vector2", "threads2"):
     from durak_env.vector import SelfPlayVectorEnv
     kw = {"vector1": {}, "vector2": {"workers": 2}, "threads2": {"threads": 2}}[work]
     env = SelfPlayVectorEnv("podkidnoy", num_envs=256, **kw)

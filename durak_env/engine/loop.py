@@ -14,9 +14,8 @@ turn), then whether the deal ended, was cut off at the move limit, or goes on
 
 from __future__ import annotations
 
-from typing import Callable, Final, Sequence
+from typing import Any, Callable, Final, Sequence
 
-from .game import Game
 from .view import SeatView
 
 MOVE_LIMIT = 10_000
@@ -31,14 +30,18 @@ ENDED: Final = 1
 CUT: Final = 2
 """``ending``: the deal reached the move limit without a result; nobody scores."""
 
-Chooser = Callable[[Game], int]
+Deal = Any
+"""A deal the loop plays: the reference ``Game``, or anything with its interface (the native engine's
+``durak_env.native.NativeGame``).  ``Any`` rather than ``Game``, so that the compiled loop (setup.py) takes both."""
+
+Chooser = Callable[[Deal], int]
 """Picks the move of the seat to act.  Bots are never handed the game: ``seated`` wraps them."""
 
 
 def seated(policies: Sequence[Callable[[SeatView], int] | None]) -> Chooser:
     """A chooser that asks the seat to act through its own view: ``policies[seat](game.view(seat))``."""
 
-    def choose(game: Game) -> int:
+    def choose(game: Deal) -> int:
         seat = game.to_act
         policy = policies[seat]
         if policy is None:
@@ -48,7 +51,7 @@ def seated(policies: Sequence[Callable[[SeatView], int] | None]) -> Chooser:
     return choose
 
 
-def play(game: Game, choose: Chooser, *, until: Callable[[Game], bool] | None = None,
+def play(game: Deal, choose: Chooser, *, until: Callable[[Deal], bool] | None = None,
          on_move: Callable[[int, int, bool], None] | None = None, limit: int = MOVE_LIMIT,
          checked: bool = True) -> int:
     """Play ``game`` on until it ends; returns the moves played.
@@ -80,15 +83,15 @@ def play(game: Game, choose: Chooser, *, until: Callable[[Game], bool] | None = 
     return moves
 
 
-def ending(game: Game, moves: int, limit: int) -> int:
+def ending(game: Deal, moves: int, limit: int) -> int:
     """How the deal stands after ``moves`` moves under a limit of ``limit``: ENDED, CUT or PLAYING."""
     if game.result is not None:
         return ENDED
     return CUT if moves >= limit else PLAYING
 
 
-def settle(game: Game, moves: int, limit: int, choose: Chooser | None = None,
-           until: Callable[[Game], bool] | None = None,
+def settle(game: Deal, moves: int, limit: int, choose: Chooser | None = None,
+           until: Callable[[Deal], bool] | None = None,
            on_move: Callable[[int, int, bool], None] | None = None) -> tuple[int, int]:
     """The end of an environment's step, after a move that made the deal's count ``moves``: play the forced
     moves, and with ``choose`` every other move too until ``until`` holds at a real choice (bots in the
@@ -106,4 +109,4 @@ def settle(game: Game, moves: int, limit: int, choose: Chooser | None = None,
     return moves, ending(game, moves, limit)
 
 
-__all__ = ["CUT", "ENDED", "MOVE_LIMIT", "PLAYING", "Chooser", "ending", "play", "seated", "settle"]
+__all__ = ["CUT", "ENDED", "MOVE_LIMIT", "PLAYING", "Chooser", "Deal", "ending", "play", "seated", "settle"]
