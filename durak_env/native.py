@@ -382,21 +382,34 @@ class NativeVectorGames:
 
     def check(self, actions: Any) -> np.ndarray:
         """The actions as an int64 array, each legal in its deal; otherwise IllegalAction naming the deal."""
+        acts = self._ints(actions)
+        self._refuse(self.core.check(acts), acts)
+        return acts
+
+    def _ints(self, actions: Any) -> np.ndarray:
+        """The actions as a contiguous int64 array, one per deal; IllegalAction (not an action) otherwise."""
         acts = np.asarray(actions).reshape(-1)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalAction(f"step takes {self.num_envs} integer actions, one per deal; got {np.shape(actions)} "
                                 f"of {acts.dtype}", code=Refusal.NOT_AN_ACTION)
-        acts = np.ascontiguousarray(acts, dtype=np.int64)
-        bad = self.core.check(acts)
+        return np.ascontiguousarray(acts, dtype=np.int64)
+
+    def _refuse(self, bad: int, acts: np.ndarray) -> None:
+        """IllegalAction for deal ``bad``'s action, in the reference's words (nothing where ``bad`` is -1)."""
         if bad >= 0:
             game, action = self.games[bad], int(acts[bad])
             code, why = game.refusal(action) or (Refusal.NOT_LEGAL, "")
             raise IllegalAction(f"deal {self.first + bad}: {why}; legal: {game.legal_actions()}", action,
                                 game.legal_actions(), code)
-        return acts
 
     def step(self, actions: Any, write: bool = True) -> None:
-        self.core.play(self.check(actions), write)
+        """Play one action per deal (each checked by the core first: an illegal one changes nothing)."""
+        acts = self._ints(actions)
+        try:
+            self.core.play(acts, write)
+        except ValueError:
+            self._refuse(self.core.check(acts), acts)
+            raise
 
     def play(self, acts: Any, write: bool = True) -> None:
         self.core.play(np.ascontiguousarray(acts, dtype=np.int64), write)

@@ -759,12 +759,10 @@ inline void encode(const Game& g, int seat, bool universal, float* out) {
     const ByteFloats& bytes = byte_floats();
     // A card plane, eight slots at a time: the last byte's spare floats land where the next slice begins, and
     // that slice (written after, always) overwrites them.
-    auto plane = [&](Mask cards) {
-        Mask slots = by_slot(cards, lay);
-        float* o = out;
-        const int size = d;
-        for (int slot = 0; slot < size; slot += 8, o += 8) std::memcpy(o, bytes.f[slots >> slot & 0xff], sizeof(float) * 8);
-        out += size;
+    auto plane = [&bytes, d](float* o, Mask cards, const Layout& layout) {
+        Mask slots = by_slot(cards, layout);
+        for (int slot = 0; slot < d; slot += 8, o += 8) std::memcpy(o, bytes.f[slots >> slot & 0xff], sizeof(float) * 8);
+        return o - (((d + 7) & ~7) - d);
     };
     Mask open = 0, beaten = 0, defence = 0, next_to_beat = 0;
     for (int i = 0; i < g.na; ++i) {
@@ -777,19 +775,22 @@ inline void encode(const Game& g, int seat, bool universal, float* out) {
             defence |= Mask(1) << g.defences[i];
         }
     }
-    plane(g.hands[seat]);
-    plane(open);
-    plane(beaten);
-    plane(defence);
-    plane(next_to_beat);
-    plane(r.open_discard ? g.discard : 0);
-    plane(Mask(1) << g.trump_card);
+    out = plane(out, g.hands[seat], lay);
+    out = plane(out, open, lay);
+    out = plane(out, beaten, lay);
+    out = plane(out, defence, lay);
+    out = plane(out, next_to_beat, lay);
+    out = plane(out, r.open_discard ? g.discard : 0, lay);
+    out = plane(out, Mask(1) << g.trump_card, lay);
     for (int s = 0; s < 4; ++s) *out++ = g.trump == s;
-    for (int k = 1; k < seats; ++k) plane(k < n ? g.known[(seat + k) % n] : 0);
+    int order[MAX_PLAYERS];  // the seats from this one clockwise: relative seat k is absolute seat order[k]
+    for (int k = 0, s = seat; k < n; ++k, s = s + 1 == n ? 0 : s + 1) order[k] = s;
+    for (int k = 1; k < seats; ++k) out = plane(out, k < n ? g.known[order[k]] : 0, lay);
     const double deck = r.deck_size;
-    for (int k = 0; k < seats; ++k) *out++ = k < n ? static_cast<float>(popcount(g.hands[(seat + k) % n]) / deck) : 0.0f;
+    for (int k = 0; k < seats; ++k) *out++ = k < n ? static_cast<float>(popcount(g.hands[order[k]]) / deck) : 0.0f;
     auto seat_flags = [&](int mask) {
-        for (int k = 0; k < seats; ++k) *out++ = k < n ? static_cast<float>(mask >> ((seat + k) % n) & 1) : 0.0f;
+        for (int k = 0; k < n; ++k) *out++ = static_cast<float>(mask >> order[k] & 1);
+        for (int k = n; k < seats; ++k) *out++ = 0.0f;
     };
     auto one_hot = [&](int who) { seat_flags(who < 0 ? 0 : 1 << who); };
     seat_flags(g.out_mask);
