@@ -57,7 +57,9 @@ Rules rules_of(Bytes& in) {
     return r;
 }
 
-void encode_both(const Game& g, int seat) {
+// ``consistent``: a position a deal reaches (every card once); else facts made up by the bytes, where only memory
+// safety is asked (a seat with no card may be asked to lead, a stock may name a card twice).
+void encode_both(const Game& g, int seat, bool consistent) {
     static std::vector<float> buffer;
     for (bool universal : {false, true}) {
         size_t size = observation_size(g.rules, universal);
@@ -65,16 +67,21 @@ void encode_both(const Game& g, int seat) {
         encode(g, seat, universal, buffer.data());
         for (size_t k = size; k < size + 16; ++k) require(buffer[k] == -7.0f);
         size_t features = universal ? size - 18 : size;  // the rule features count cards by six: up to 26 / 6
-        for (size_t k = 0; k < size; ++k) require(buffer[k] >= 0.0f && buffer[k] <= (k < features ? 1.0f : 26.0f / 6));
+        if (consistent)
+            for (size_t k = 0; k < size; ++k)
+                require(buffer[k] >= 0.0f && buffer[k] <= (k < features ? 1.0f : 26.0f / 6));
     }
 }
 
 // Play the game on with actions from the bytes: legal ones (by index) and arbitrary ones.
-void play_on(Game& g, Bytes& in, int moves) {
+void play_on(Game& g, Bytes& in, int moves, bool consistent = true) {
     for (int k = 0; k < moves && !g.over && !in.done(); ++k) {
         int count = g.legal_actions();
-        require(count >= 1);
-        encode_both(g, g.to_act);
+        if (!count) {
+            require(!consistent);
+            break;
+        }
+        encode_both(g, g.to_act, consistent);
         uint8_t how = in.u8();
         int action = how & 1 ? static_cast<int16_t>(in.u16()) : g.legal[in.u8() % count];
         int code = g.refusal(action);
@@ -90,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Bytes in{data, size};
     Rules r = rules_of(in);
     if (!r.valid()) return 0;
-    switch (in.u8() % 4) {
+    switch (in.u8() % 5) {
         case 0: {  // a deal played on by the bytes, then a clone played on
             PyRandom rng;
             rng.seed(in.u64());
@@ -121,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (g.assemble(r, in.u8() % 64, stock, stock_len, hands, in.u64(), known, out, ends, ngroups, attacks,
                            defences, na, in.u8() % 8, in.u8() % 8, in.u8() % 8, in.u8() % 64, in.u8() & 1,
                            in.u16() % 300, in.u8() % 8))
-                play_on(g, in, 300);
+                play_on(g, in, 300, false);
             break;
         }
         case 2: {  // the vector core, a few steps of legal actions from the bytes
@@ -143,6 +150,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 require(core.check(actions.data()) == -1);
                 core.play(actions.data(), in.u8() & 1);
             }
+            break;
+        }
+        case 4: {  // the searches from a view made up by the bytes, within the ranges the bindings check
+            View v;
+            v.rules = r;
+            int n = r.num_players;
+            v.seat = in.u8() % n;
+            v.hand = in.u64();
+            int na = in.u8() % 8;
+            for (int k = 0; k < na; ++k) {
+                v.attacks.push_back(static_cast<int8_t>(in.u8() % 52));
+                v.defences.push_back(static_cast<int8_t>(in.u8() % 53 - 1));
+            }
+            v.trump_card = in.u8() % 52;
+            v.stock_size = in.u8() % 53;
+            for (int s = 0; s < n; ++s) v.hand_sizes[s] = in.u8() % 53, v.known[s] = in.u64();
+            v.discard_open = in.u8() & 1;
+            v.discard = in.u64();
+            int out = in.u8() % 3;
+            for (int k = 0; k < out; ++k) v.out_seats.push_back(static_cast<int8_t>(in.u8() % n)), v.group_ends.push_back(
+                static_cast<int8_t>(k + 1));
+            v.attacker = in.u8() % n, v.defender = in.u8() % n, v.opener = in.u8() % n;
+            v.passed = in.u8() % (1 << n), v.taking = in.u8() & 1, v.bouts = in.u8(), v.first_seat = in.u8() % n;
+            int64_t made = 0;
+            MCTS(in.u64(), 0.7, in.u8() & 1).search(v, 1 + in.u8() % 8, 0.0, made);
+            int legal[1] = {in.u8() % 110};
+            double totals[1];
+            Rng rng(in.u64());
+            pimc(v, rng, legal, 1, 1, 0.0, totals);
+            NetSearch net(v, in.u64(), 1.5, in.u8() & 1);
+            std::vector<float> obs(4 * static_cast<size_t>(net.obs_size)), probs(4 * static_cast<size_t>(net.num_actions), 0.5f);
+            std::vector<int8_t> mask(4 * static_cast<size_t>(net.num_actions));
+            std::vector<float> values(4, 0.0f);
+            if (net.descend_batch(4, obs.data(), mask.data()) >= 0) net.back_up(probs.data(), values.data());
             break;
         }
         default: {  // the tree search from a seat's view of a deal

@@ -317,7 +317,7 @@ NB_MODULE(_native, m) {
     }, "Deals played by random legal moves (benchmarks/native.py: the engine alone); the moves played.");
 
     m.def("heuristic_action", [](Game& g) {
-        if (g.over) throw std::invalid_argument("the deal is over");
+        if (g.over || !g.legal_actions()) throw std::invalid_argument("the deal is over, or nobody may move");
         return heuristic_action(g);
     }, "Seed 004's move for the seat to act (baselines/heuristic.py: heuristic_action).");
 
@@ -337,7 +337,8 @@ NB_MODULE(_native, m) {
             MCTS search(seed, exploration, heuristic);
             action = search.search(v, playouts, seconds, made);
         }
-        if (action < 0) throw std::invalid_argument("no deal matches this view (its counts do not add up)");
+        if (action < 0) throw std::invalid_argument("no deal matches this view (its counts do not add up, or the seat "
+                                                    "has no move)");
         return nb::make_tuple(action, made);
     }, "search:mcts from one seat's view (baselines/mcts.py): (the move, the playouts made).");
 

@@ -152,7 +152,9 @@ inline bool sample_world(const View& v, Rng& rng, Game& g) {
 // counted); ``seat``'s reward, 0 for a deal cut off.
 inline double heuristic_rollout(Game& g, int seat) {
     for (int moves = 0; moves < ROLLOUT_LIMIT && !g.over; ++moves) {
-        int action = g.legal_actions() == 1 ? g.legal[0] : heuristic_action(g);
+        int count = g.legal_actions();
+        if (!count) break;  // a position no deal reaches (a view's made-up facts): scored as cut off
+        int action = count == 1 ? g.legal[0] : heuristic_action(g);
         g.play(action);
     }
     return g.over ? g.result.reward(seat, g.n) : 0.0;
@@ -222,6 +224,7 @@ struct MCTS {
         int untried[MAX_ACTIONS];
         while (!g.over) {
             int count = g.legal_actions();
+            if (!count) break;  // a position no deal reaches: finish() scores it as cut off
             if (count == 1) {
                 g.play(g.legal[0]);
                 continue;
@@ -268,6 +271,7 @@ struct MCTS {
     void finish(Game& g, double* rewards) {
         for (int moves = 0; moves < ROLLOUT_LIMIT && !g.over; ++moves) {
             int count = g.legal_actions();
+            if (!count) break;
             int action = count == 1 ? g.legal[0]
                          : heuristic_rollout ? heuristic_action(g) : g.legal[static_cast<int>(uniform() * count)];
             g.play(action);
@@ -286,6 +290,7 @@ struct MCTS {
         Game world;
         if (!sample_world(v, rng, world)) return -1;
         int count = world.legal_actions();
+        if (!count) return -1;  // the seat has no move in this view
         int legal[MAX_ACTIONS];
         for (int i = 0; i < count; ++i) legal[i] = world.legal[i];
         if (count == 1) {
@@ -366,6 +371,7 @@ struct NetSearch {
         leaf.path.push_back(0);
         while (!g.over) {
             int count = g.legal_actions();
+            if (!count) break;  // a position no deal reaches: evaluated as it stands
             if (count == 1) {
                 g.play(g.legal[0]);
                 continue;
@@ -415,7 +421,10 @@ struct NetSearch {
         int rows = 0;
         for (int i = 0; i < size; ++i) {
             Leaf& leaf = leaves[i];
-            if (!sample_world(view, rng, leaf.game)) return -1;
+            if (!sample_world(view, rng, leaf.game)) {
+                nleaves = 0;  // nothing to back up: the search cannot go on from this view
+                return -1;
+            }
             descend(leaf);
             leaf.row = -1;
             if (!leaf.game.over) {
