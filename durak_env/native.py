@@ -347,6 +347,7 @@ class NativeVectorGames:
         if not is_integer(max_moves, 1):
             raise ValueError(f"max_moves must be a positive integer, got {max_moves!r}")
         self.rules, self.num_envs, self.max_moves, self.first = rules, int(num_envs), int(max_moves), first
+        self._shape = (self.num_envs,)
         self.tables: Tables | None = None
         self.encoder = ObservationEncoder(rules)
         self.num_actions = self.encoder.num_actions
@@ -388,8 +389,11 @@ class NativeVectorGames:
 
     def _ints(self, actions: Any) -> np.ndarray:
         """The actions as a contiguous int64 array, one per deal; IllegalAction (not an action) otherwise."""
+        if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == self._shape \
+                and actions.flags.c_contiguous:
+            return actions  # a policy's argmax, as it comes
         acts = np.asarray(actions).reshape(-1)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+        if acts.shape != self._shape or not np.issubdtype(acts.dtype, np.integer):
             raise IllegalAction(f"step takes {self.num_envs} integer actions, one per deal; got {np.shape(actions)} "
                                 f"of {acts.dtype}", code=Refusal.NOT_AN_ACTION)
         return np.ascontiguousarray(acts, dtype=np.int64)
