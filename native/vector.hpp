@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <functional>
@@ -55,27 +56,32 @@ class Pool {
             if (sleepers_) wake_.notify_all();
         }
         fn(0);
-        for (int spin = 0; spin < SPINS; ++spin) {
+        for (Spin spin; !spin.over();)
             if (pending_.load(std::memory_order_acquire) == 0) return;
-            pause();
-        }
         std::unique_lock<std::mutex> lock(mutex_);
         done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
     }
 
   private:
-    static constexpr int SPINS = 4000;  // about 20-50 microseconds of pause instructions
-    static void pause() {
+    // A spin of at most SPIN: the caller's Python between two steps (its policy's argmax, say) takes tens of
+    // microseconds, and a thread that slept through it would take as long again to wake.
+    static constexpr std::chrono::microseconds SPIN{200};
+    struct Spin {
+        std::chrono::steady_clock::time_point until = std::chrono::steady_clock::now() + SPIN;
+        int count = 0;
+        bool over() {
 #if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
+            __builtin_ia32_pause();
 #endif
-    }
+            return ++count % 64 == 0 && std::chrono::steady_clock::now() >= until;
+        }
+    };
     void work(int share) {
         uint64_t seen = 0;
         while (true) {
-            for (int spin = 0; spin < SPINS && generation_.load(std::memory_order_acquire) == seen &&
-                               !stopping_.load(std::memory_order_relaxed); ++spin)
-                pause();
+            for (Spin spin; generation_.load(std::memory_order_acquire) == seen &&
+                            !stopping_.load(std::memory_order_relaxed) && !spin.over();) {
+            }
             if (generation_.load(std::memory_order_acquire) == seen) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 ++sleepers_;
