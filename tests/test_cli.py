@@ -236,7 +236,7 @@ def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys, monkeypatc
 
 @pytest.mark.parametrize("argv, stdin", [
     (["play", "--seed", "1"], True),
-    (["eval", "search:strong", "heuristic", "--games", "400", "--workers", "2"], False),
+    (["eval", "search:strong", "heuristic", "--games", "100000", "--workers", "2"], False),  # native: 400 took 2 s
     (["demo", "--games", "100000"], False),
 ])
 def test_ctrl_c_stops_quietly_and_at_once(argv, stdin):
