@@ -3,12 +3,12 @@
     python benchmarks/bench.py                              # full run, about 5 minutes
     python benchmarks/bench.py --quick                      # a short run
     python benchmarks/bench.py --markdown benchmarks/speed.md   # also write the table
-    python benchmarks/bench.py --compiled                   # the engine as a wheel installs it (mypyc)
+    python benchmarks/bench.py --compiled                   # the package as a wheel installs it
 
-The figures are of the ``durak_env`` this Python imports, and the first line says which engine that is: the
-Python source (an editable install, or the repository on the path) or the modules mypyc compiled when the
-package was built as a wheel (setup.py).  ``--compiled`` builds this checkout's wheel into a temporary
-folder and runs the benchmark again with it first on the path.
+The figures are of the ``durak_env`` this Python imports, and the first line says which engine the environments
+play on (native where it is built, else the Python reference) and where it was imported from.  ``--compiled``
+builds this checkout's wheel into a temporary folder and runs the benchmark again with it first on the path.
+``Game`` (the engine's own figures) is the Python reference either way.
 
 Prints: engine random games/s and actions/s (2-player podkidnoy, 4-player, perevodnoy);
 AEC environment steps/s with observation and mask next to PettingZoo's own connect_four_v3,
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.append(str(ROOT))  # last: an installed durak_env (a compiled wheel on PYTHONPATH) comes first
+sys.path.append(str(ROOT))  # last: an installed durak_env (a wheel on PYTHONPATH) comes first
 
 import numpy as np  # noqa: E402
 
@@ -46,11 +46,10 @@ from durak_env import Game, Rules  # noqa: E402
 
 
 def engine_kind() -> str:
-    """Which engine ``durak_env`` runs: compiled by mypyc, or the Python source."""
-    from durak_env.engine import game
+    """Which engine the environments of ``durak_env`` play on, and where it was imported from."""
+    from durak_env.native import engine_name
 
-    compiled = not game.__file__.endswith(".py")
-    return f"{'compiled by mypyc' if compiled else 'Python source'} ({Path(game.__file__).parent})"
+    return f"{engine_name()} ({Path(durak_env.__file__).parent})"
 
 
 def run_compiled(argv: list[str]) -> int:
@@ -236,7 +235,7 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=5, help="repetitions per figure (median reported)")
     p.add_argument("--markdown", type=Path, help="also write the figures as a markdown table to this file")
     p.add_argument("--compiled", action="store_true",
-                   help="build this checkout's wheel (the engine compiled by mypyc) and benchmark that")
+                   help="build this checkout's wheel and benchmark that")
     args = p.parse_args()
     if args.reps < 1:
         p.error("--reps must be at least 1")

@@ -12,8 +12,7 @@ to this script as it ends, so a stopped run continues where it stopped (the long
 in the background and run it again).  Every player here is the shipped podkidnoy policy or a search guided by
 it, so each batch names that policy's file by digest, and only the batches of the policy shipped now count: a
 new shipped bot plays its matches afresh, on the same deals.  Both bots of a match play in one process, so a
-busy machine slows both alike; run it on an idle machine, with the wheel installed (its compiled engine), for
-the figures quoted.
+busy machine slows both alike; run it on an idle machine for the figures quoted.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-try:  # the installed package (a wheel's compiled engine) when there is one, else this checkout's source
+try:  # the installed package (a wheel) when there is one, else this checkout's source
     import durak_env  # noqa: F401
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

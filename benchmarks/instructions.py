@@ -47,9 +47,12 @@ import sys
 import numpy as np
 from durak_env.environment import make_rules
 try:
-    from durak_env.native import make_vector_games as VectorGames  # the engine the environments play on
+    from durak_env.vector_games import make_vector_games as VectorGames  # the engine the environments play on
 except ImportError:
-    from durak_env.vector import VectorGames  # a version before the native engine
+    try:
+        from durak_env.native import make_vector_games as VectorGames  # the first native builds
+    except ImportError:
+        from durak_env.vector import VectorGames  # a version before the native engine
 
 games = VectorGames(make_rules(sys.argv[1]), int(sys.argv[2]))
 games.reset(0)

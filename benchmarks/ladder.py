@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-try:  # the installed package (a wheel's compiled engine) when there is one, else this checkout's source
+try:  # the installed package (a wheel) when there is one, else this checkout's source
     import durak_env  # noqa: F401
 except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -180,7 +180,8 @@ class DurakEnv(AECEnv):
         seat, game = self._seat[agent], self.game
         # Fresh arrays each call: callers keep observations (replay buffers), so none is reused.
         if self._native:
-            return {"observation": game.observation(seat), "action_mask": game.action_mask(seat)}
+            obs, mask = game.observe(seat)
+            return {"observation": obs, "action_mask": mask}
         return {"observation": self.encoder.encode_game(game, seat), "action_mask": self.encoder.mask_game(game, seat)}
 
     def view(self, agent: str) -> SeatView:

@@ -8,7 +8,7 @@ the same refusal codes, results, rewards and observation bytes.  Where the nativ
 compiler, ``DURAK_PURE_PYTHON=1``, a browser page) everything runs on the reference, unchanged.
 
 ``NativeVectorGames`` is ``vector_games.VectorGames`` over the native core: one call plays an action in every
-deal with the GIL released and writes the same arrays.  ``make_vector_games`` picks it where it can.
+deal with the GIL released and writes the same arrays.  ``vector_games.make_vector_games`` picks it where it can.
 """
 
 from __future__ import annotations
@@ -179,8 +179,7 @@ class NativeGame:
         """``Game.step``: the action for the seat to act; an illegal one raises the reference's IllegalAction
         (its code and words) and changes nothing."""
         if (seat is None and (type(action) is int or isinstance(action, np.integer)) and -2**63 <= action < 2**63
-                and self.core.is_legal(int(action))):
-            self.core.play(int(action))
+                and self.core.try_play(int(action))):
             self._moved()
             return
         reference = self.reference()
@@ -282,11 +281,21 @@ class NativeGame:
 
     def observation(self, seat: int) -> np.ndarray:
         """``ObservationEncoder(rules).encode_game(game, seat)``, written natively into a fresh array."""
-        if not self._size:
-            self._size = _SIZES.get(self.rules) or _SIZES.setdefault(self.rules, ObservationEncoder(self.rules).size)
-        out = np.empty(self._size, np.float32)
+        out = self._fresh_observation()
         self.core.encode(seat, False, out)
         return out
+
+    def _fresh_observation(self) -> np.ndarray:
+        """An array for an observation in these rules' own layout."""
+        if not self._size:
+            self._size = _SIZES.get(self.rules) or _SIZES.setdefault(self.rules, ObservationEncoder(self.rules).size)
+        return np.empty(self._size, np.float32)
+
+    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(observation(seat), action_mask(seat))`` in one native call, each a fresh array."""
+        obs, mask = self._fresh_observation(), np.empty(self.layout.size, np.int8)
+        self.core.observe(seat, obs, mask)
+        return obs, mask
 
     def action_mask(self, seat: int) -> np.ndarray:
         """``ObservationEncoder(rules).mask_game(game, seat)``: the legal moves where ``seat`` is to act."""
@@ -352,7 +361,7 @@ class NativeVectorGames:
         self.encoder = ObservationEncoder(rules)
         self.num_actions = self.encoder.num_actions
         if arrays is None:
-            from .vector_games import array_shapes
+            from .observation import array_shapes
 
             arrays = {name: np.zeros(shape, dtype) for name, (shape, dtype) in array_shapes(rules, num_envs).items()}
         for name in ("obs", "mask", "seats", "rewards", "ended", "truncated"):
@@ -434,24 +443,5 @@ class NativeVectorGames:
         return action
 
 
-def make_vector_games(rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
-                      first: int = 0, tables: Tables | None = None, engine: str = "auto", threads: Any = 1):
-    """The deals of one process: ``NativeVectorGames`` where the native engine is built and the deals have one
-    rule set, else the reference ``VectorGames`` (``engine``: "auto", "native" or "python"; ``threads`` > 1 needs
-    the native one)."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be 'auto', 'native' or 'python', got {engine!r}")
-    native = engine != "python" and _native is not None and tables is None
-    if engine == "native" and not native:
-        raise ValueError("the native vector core needs the native engine built and one rule set (no tables)")
-    if threads != 1 and not native:
-        raise ValueError(f"threads={threads!r} needs the native engine (one rule set, the native engine built)")
-    if native:
-        return NativeVectorGames(rules, num_envs, max_moves, arrays, first, threads)
-    from .vector_games import VectorGames  # numpy's: imported where a vector is made, not by a browser page
-
-    return VectorGames(rules, num_envs, max_moves, arrays, first, tables)
-
-
-__all__ = ["ENGINES", "NativeGame", "NativeVectorGames", "carried", "new_game", "available", "engine_name", "make_vector_games", "native_game", "native_mcts",
+__all__ = ["ENGINES", "NativeGame", "NativeVectorGames", "carried", "new_game", "available", "engine_name", "native_game", "native_mcts",
            "rules_fields", "seed_words", "to_native", "to_reference", "view_fields"]

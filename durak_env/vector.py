@@ -36,8 +36,7 @@ from .engine.rules import Rules
 from .engine.seeds import derive_seed
 from .environment import make_rules
 from .observation import ObservationEncoder
-from .native import make_vector_games
-from .vector_games import VectorGames, array_shapes
+from .vector_games import VectorGames, array_shapes, make_vector_games
 from .workers import WorkerGone, Workers, ignore_interrupts
 
 
@@ -221,19 +220,20 @@ class DurakVectorEnv(VectorEnv):
     ``DurakGymEnv`` takes them).  Observations are ``{"observation": float32 [N, size], "action_mask": int8
     [N, actions]}``; the learner's reward comes when its deal ends.  Autoreset happens in the same step
     (``AutoresetMode.SAME_STEP``): an ended deal's last observation is in ``infos["final_obs"]`` and the
-    returned observation is the new deal's first.  Equal to ``num_envs`` ``DurakGymEnv``s, batched."""
+    returned observation is the new deal's first.  Equal to ``num_envs`` ``DurakGymEnv``s, batched.  The deals
+    are native games where the native engine is built (``engine="python"``: the reference's)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 8, rules=None, opponents: Any = "heuristic", seat: int | str = "random",
-                 max_moves: int = MOVE_LIMIT):
+                 max_moves: int = MOVE_LIMIT, engine: str = "auto"):
         from .gym_env import _make_opponents
 
         self.rules = make_rules(rules)
         n = self.rules.num_players
         if seat != "random" and not is_integer(seat, 0, n - 1):
             raise ValueError(f"seat must be 'random' or a seat from 0 to {n - 1}, got {seat!r}")
-        self.core = VectorGames(self.rules, num_envs, max_moves)
+        self.core = VectorGames(self.rules, num_envs, max_moves, engine=engine)
         self.num_envs, self.seat_choice, self.max_moves = num_envs, seat, max_moves
         self.opponents = [_make_opponents(opponents, n - 1, self.rules) for _ in range(num_envs)]
         enc = self.core.encoder
@@ -298,7 +298,7 @@ class DurakVectorEnv(VectorEnv):
             end = self._play_bots(i, core.moves[i] + 1)
             if end != PLAYING:
                 learner = self.learner[i]
-                final[i] = {"observation": core.encoder.encode_game(game, learner),
+                final[i] = {"observation": core.observe(game, learner),
                             "action_mask": core.encoder.mask_game(game, learner)}
                 rewards[i] = game.result.rewards()[learner] if end == ENDED else 0.0
                 terminated[i], truncated[i] = end == ENDED, end == CUT

@@ -3,8 +3,10 @@ and of the training rollouts.
 
 One ``step`` plays an action in every deal, then the forced moves after it, deals again where a deal
 ended, and writes each deal's next decision (seat, observation, legal mask) into preallocated arrays,
-which may be shared memory.  The module is typed so that a wheel build compiles it with the engine
-(setup.py): the per-deal loop is the vector environment's hot path.
+which may be shared memory.  Each deal is a game object of its own, native (``durak_env.native.NativeGame``)
+where the native engine is built: the vector of the environments whose deals are played one by one in Python
+(``DurakVectorEnv``, whose bots read each deal's views) or whose deals have rules of their own (``tables``).  One
+rule set and no bots in Python: ``durak_env.native.NativeVectorGames`` plays every deal in one native call.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from .engine.actions import UNIVERSAL_DECK, layout_for, translation
 from .engine.checks import is_integer
 from .engine.game import Game, IllegalAction
 from .engine.loop import MOVE_LIMIT, PLAYING, settle
+from .native import ENGINES, NativeGame, NativeVectorGames, available
 from .engine.refusal import Refusal
-from .engine.rules import MAX_PLAYERS, Rules
-from .observation import ObservationEncoder
+from .engine.rules import Rules
+from .observation import ObservationEncoder, array_shapes
 from .tables import Tables
 
 
@@ -38,10 +41,16 @@ class VectorGames:
     arrays are the universal layout, the same for every table: observations ``ObservationEncoder(...,
     universal=True)``, masks and actions in the 52-card layout (``engine.actions.translation``), rewards for
     ``MAX_PLAYERS`` seats (0 past the table).  ``rules`` is then only the rules of nothing in particular.
+
+    ``engine``: "auto" deals native games where the native engine is built, "python" the reference ``Game``s.
     """
 
     def __init__(self, rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
-                 first: int = 0, tables: Tables | None = None):
+                 first: int = 0, tables: Tables | None = None, engine: str = "auto"):
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be 'auto', 'native' or 'python', got {engine!r}")
+        if engine == "native" and not available():
+            raise ValueError("engine='native' needs the native engine built (and DURAK_PURE_PYTHON unset)")
         if not is_integer(num_envs, 1):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not is_integer(max_moves, 1):
@@ -51,6 +60,8 @@ class VectorGames:
         self.max_moves: int = max_moves
         self.first: int = first
         self.tables: Tables | None = tables
+        self.native: bool = engine != "python" and available()
+        """Whether the deals are native games."""
         self.encoder = ObservationEncoder(rules, tables is not None)
         self.num_actions: int = layout_for(UNIVERSAL_DECK).size if tables is not None else self.encoder.num_actions
         self._encoders: dict[Rules, ObservationEncoder] = {rules: self.encoder}
@@ -66,7 +77,7 @@ class VectorGames:
         self.rewards: Any = arrays["rewards"]
         self.ended: Any = arrays["ended"]
         self.truncated: Any = arrays["truncated"]
-        self.games: list[Game] = []
+        self.games: list[Any] = []
         self.moves: list[int] = [0] * num_envs
         """Moves of each deal so far, forced ones included."""
         self.final_moves: list[int] = [0] * num_envs
@@ -86,13 +97,15 @@ class VectorGames:
         self.truncated.fill(False)
         self.write()
 
-    def new_deal(self, i: int) -> Game:
+    def new_deal(self, i: int) -> Any:
         """A new deal for row i from the row's own random stream, its forced opening moves played and counted
         in ``moves[i]``; the caller puts it in ``games[i]``.  A deal that those moves end (a bout cap of one, a
         hand of one card: nobody had a choice) is no decision to write: the row deals again from its stream."""
         rng = self._rngs[i]
         while True:
-            game = Game(self.rules if self.tables is None else self.tables.sample(rng), seed=rng.getrandbits(64))
+            rules = self.rules if self.tables is None else self.tables.sample(rng)
+            seed = rng.getrandbits(64)
+            game = NativeGame.deal(rules, seed) if self.native else Game(rules, seed)
             self.moves[i], _ = settle(game, 0, self.max_moves)
             self.played += self.moves[i]
             if game.result is None:
@@ -132,14 +145,14 @@ class VectorGames:
         played = 0
         for i in range(self.num_envs):
             game = games[i]
-            game._play(acts[i])  # the compiled int path: acts are checked ints
+            game.play_unchecked(acts[i])
             before = moves[i]
             moves[i], end = settle(game, before + 1, limit)
             played += moves[i] - before
             if end != PLAYING:
                 result = game.result
                 if result is not None:  # ENDED, else CUT
-                    self.rewards[i, :game.n] = result.rewards()
+                    self.rewards[i, :len(result.placings)] = result.rewards()
                     self.ended[i] = True
                 else:
                     self.truncated[i] = True
@@ -163,12 +176,9 @@ class VectorGames:
             self.mask.fill(0)
         else:
             self.mask[rows] = 0
-        for encoder, group in self._by_encoder(rows):
-            if len(group) == self.num_envs:
-                encoder.encode_games(games, seats, self.obs)
-            elif group:
-                self.obs[group] = encoder.encode_games([games[i] for i in group], [seats[i] for i in group],
-                                                       np.empty((len(group), self.obs.shape[1]), np.float32))
+        obs = self.obs
+        for i in rows:
+            self.observe(games[i], seats[i], obs[i])
         width = self.num_actions
         flat: list[int] = []
         if self.tables is None:
@@ -182,17 +192,20 @@ class VectorGames:
                 flat += [base + into[a] for a in games[i].legal_actions()]
         self._flat_mask[_ints(flat)] = 1
 
-    def _by_encoder(self, rows: list[int]) -> list[tuple[ObservationEncoder, list[int]]]:
-        """``rows`` grouped by the encoder that writes them: one group, or over tables one per deal's rules."""
-        if self.tables is None:
-            return [(self.encoder, rows)]
-        groups: dict[Rules, list[int]] = {}
-        for i in rows:
-            groups.setdefault(self.games[i].rules, []).append(i)
-        return [(self.encoder_for(rules), group) for rules, group in groups.items()]
+    def observe(self, game: Any, seat: int, out: Any = None) -> Any:
+        """``seat``'s observation of a deal in this vector's layout, written into ``out`` (allocated if None):
+        natively for a native deal, else by the reference encoder of the deal's rules."""
+        if out is None:
+            out = np.empty(self.obs.shape[1], np.float32)
+        if isinstance(game, NativeGame):
+            game.core.encode(seat, self.tables is not None, out)
+        else:
+            self.encoder_for(game.rules).encode_game(game, seat, out)
+        return out
 
     def encoder_for(self, rules: Rules) -> ObservationEncoder:
-        """The universal encoder of a table (made once per rules; forgotten past 512 tables)."""
+        """The encoder of a deal's rules: this vector's own, or over tables the table's universal encoder (made
+        once per rules; forgotten past 512 tables)."""
         encoder = self._encoders.get(rules)
         if encoder is None:
             if len(self._encoders) >= 512:
@@ -222,16 +235,21 @@ def _ints(values: list[int]) -> Any:
     return np.fromiter(values, np.int64, len(values))
 
 
-def array_shapes(rules: Rules, num_envs: int, universal: bool = False) -> dict[str, tuple[tuple[int, ...], type]]:
-    """Name -> (shape, dtype) of the arrays a vector of ``num_envs`` deals writes (and ``actions``, which a
-    vector environment's workers read); ``universal``: the universal layout's (``tables``)."""
-    enc = ObservationEncoder(rules, universal)
-    actions = layout_for(UNIVERSAL_DECK).size if universal else enc.num_actions
-    seats = MAX_PLAYERS if universal else rules.num_players
-    return {"obs": ((num_envs, enc.size), np.float32), "mask": ((num_envs, actions), np.int8),
-            "seats": ((num_envs,), np.int64), "rewards": ((num_envs, seats), np.float32),
-            "ended": ((num_envs,), np.bool_), "truncated": ((num_envs,), np.bool_),
-            "actions": ((num_envs,), np.int64)}
+def make_vector_games(rules: Rules, num_envs: Any, max_moves: Any = MOVE_LIMIT, arrays: dict | None = None,
+                      first: int = 0, tables: Tables | None = None, engine: str = "auto", threads: Any = 1):
+    """The deals of one process: ``NativeVectorGames`` where the native engine is built and the deals have one
+    rule set, else ``VectorGames`` (its deals native games where the engine is built, unless ``engine`` is
+    "python"; ``threads`` > 1 needs ``NativeVectorGames``)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be 'auto', 'native' or 'python', got {engine!r}")
+    native = engine != "python" and available() and tables is None
+    if engine == "native" and not available():
+        raise ValueError("engine='native' needs the native engine built (and DURAK_PURE_PYTHON unset)")
+    if threads != 1 and not native:
+        raise ValueError(f"threads={threads!r} needs the native engine (one rule set, the native engine built)")
+    if native:
+        return NativeVectorGames(rules, num_envs, max_moves, arrays, first, threads)
+    return VectorGames(rules, num_envs, max_moves, arrays, first, tables, engine)
 
 
-__all__ = ["VectorGames", "array_shapes"]
+__all__ = ["VectorGames", "array_shapes", "make_vector_games"]

@@ -203,7 +203,7 @@ enum Refusal : int {
     WRONG_RANK, NO_TRANSFER, CANNOT_BEAT, NOT_LEGAL
 };
 
-// What stops a transfer (Game._no_transfer), 0 when none does.
+// What stops a transfer (legality.no_transfer), 0 when none does.
 enum NoTransfer : int { TRANSFER_OK = 0, NO_TRANSFER_RULE, NO_TRANSFER_TAKING, NO_TRANSFER_BEATEN, NO_TRANSFER_CAP,
                         NO_TRANSFER_HAND };
 
@@ -447,7 +447,7 @@ struct Game {
         return -1;
     }
 
-    // Game._no_transfer
+    // legality.no_transfer
     int no_transfer() const {
         if (!rules.transfer) return NO_TRANSFER_RULE;
         if (taking) return NO_TRANSFER_TAKING;
@@ -683,7 +683,8 @@ struct Game {
         nthrowers = 0;
     }
 
-    // Game._why_not, after Game.refusal's first checks: the code of a well-formed action that is not legal.
+    // legality.refusal_of, after Game.refusal's first checks: the code of the first check (legality.CHECKS) that stops
+    // a well-formed action.
     int refusal(int action) {
         if (over) return GAME_OVER;
         if (action < 0 || action >= lay.size()) return NOT_AN_ACTION;

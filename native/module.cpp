@@ -158,6 +158,14 @@ View view_from(const std::vector<int>& rules, int seat, Mask hand, const std::ve
 
 }  // namespace
 
+// ObservationEncoder.mask_game: the legal moves (1) where ``seat`` is to act, else all zero.
+static void write_mask(Game& g, int seat, int8_t* out) {
+    std::memset(out, 0, g.lay.size());
+    if (g.over || seat != g.to_act) return;
+    int count = g.legal_actions();
+    for (int i = 0; i < count; ++i) out[g.legal[i]] = 1;
+}
+
 NB_MODULE(_native, m) {
     m.doc() = "The native Durak engine and vector core; durak_env.native is its Python face.";
     m.attr("MAX_ACTIONS") = MAX_ACTIONS;
@@ -218,6 +226,12 @@ NB_MODULE(_native, m) {
         .def("play", [](Game& g, int64_t action) {
             if (!g.is_legal(action)) throw std::invalid_argument("not a legal action here");
             g.play(static_cast<int>(action));
+        })
+        .def("try_play", [](Game& g, int64_t action) {
+            // Game.step's legal path in one call: play ``action`` if it is legal here; whether it was.
+            if (!g.is_legal(action)) return false;
+            g.play(static_cast<int>(action));
+            return true;
         })
         .def("play_forced", [](Game& g, int64_t limit) {
             nb::list played;
@@ -288,13 +302,19 @@ NB_MODULE(_native, m) {
             encode(g, seat, universal, out.data());
         }, nb::arg("seat"), nb::arg("universal"), nb::arg("out").noconvert())
         .def("mask", [](Game& g, int seat, Column<int8_t> out) {
-            // ObservationEncoder.mask_game: the legal moves where ``seat`` is to act, else all zero.
             if (out.shape(0) != static_cast<size_t>(g.lay.size())) throw std::invalid_argument("the mask has the wrong size");
-            std::memset(out.data(), 0, out.shape(0));
-            if (g.over || seat != g.to_act) return;
-            int count = g.legal_actions();
-            for (int i = 0; i < count; ++i) out.data()[g.legal[i]] = 1;
-        }, nb::arg("seat"), nb::arg("out").noconvert());
+            write_mask(g, seat, out.data());
+        }, nb::arg("seat"), nb::arg("out").noconvert())
+        .def("observe", [](Game& g, int seat, Column<float> obs, Column<int8_t> mask) {
+            // encode and mask in one call (the AEC environment's observe): the observation in the rules' own
+            // layout and the legal moves where ``seat`` is to act.
+            if (seat < 0 || seat >= g.n) throw std::invalid_argument("seat out of range");
+            if (obs.shape(0) != static_cast<size_t>(observation_size(g.rules, false)))
+                throw std::invalid_argument("the observation array has the wrong size");
+            if (mask.shape(0) != static_cast<size_t>(g.lay.size())) throw std::invalid_argument("the mask has the wrong size");
+            encode(g, seat, false, obs.data());
+            write_mask(g, seat, mask.data());
+        }, nb::arg("seat"), nb::arg("obs").noconvert(), nb::arg("mask").noconvert());
 
     m.def("random_moves", [](const std::vector<int>& rules, int64_t deals, uint64_t seed) {
         Rules r = rules_from(rules);

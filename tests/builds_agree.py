@@ -1,13 +1,15 @@
-"""The compiled engine and the Python source play alike: the same seeded games, one digest per game.
+"""The wheel's native engine and its Python reference play alike: the same seeded games, one digest per game.
 
-    python tests/builds_agree.py OUT.json              # the durak_env this Python imports
+    python tests/builds_agree.py OUT.json              # the engine the environments play on here
+    DURAK_PURE_PYTHON=1 python tests/builds_agree.py OUT.json   # the Python reference
     python tests/builds_agree.py --compare A.json B.json
 
 Every preset at every table size it allows, a few seeded games each, random legal moves: at every position the
 digest takes in the legal set, every seat's observation and mask, and at the end the result.  Moves go in as
-numpy integers by turns through ``step`` and ``play_unchecked`` (the public API takes them in both builds), and
-``next_in`` is asked with one.  CI runs it in the wheel's environment against the compiled engine and against
-the source (.ci/wheel-test) and compares; tests/test_builds_agree.py runs it on the source.
+numpy integers by turns through ``step`` and ``play_unchecked`` (the public API takes them on both engines), and
+``next_in`` is asked with one.  CI runs it in the installed wheel's environment on both engines and compares
+(.ci/wheel-test): the native engine as a wheel builds it, held to the reference; tests/test_builds_agree.py runs it
+on the source.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ GAMES = 8
 
 
 def digests() -> dict[str, str]:
-    from durak_env import Game, Rules
+    from durak_env import Rules
     from durak_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS
+    from durak_env.native import NativeGame, new_game
     from durak_env.observation import ObservationEncoder
 
     out = {}
@@ -38,14 +41,18 @@ def digests() -> dict[str, str]:
             enc = ObservationEncoder(rules)
             for g in range(GAMES):
                 rng = random.Random(f"{preset}/{players}/{g}")
-                game = Game(rules, seed=np.int64(g))
+                game = new_game(rules, np.int64(g))
                 h = hashlib.sha256()
                 while not game.is_over:
                     legal = game.legal_actions()
                     h.update(repr((game.to_act, legal, game.next_in(np.int64(game.to_act)))).encode())
                     for seat in range(players):
-                        h.update(enc.encode_game(game, seat).tobytes())
-                        h.update(enc.mask_game(game, seat).tobytes())
+                        if isinstance(game, NativeGame):
+                            obs, mask = game.observation(seat), game.action_mask(seat)
+                        else:
+                            obs, mask = enc.encode_game(game, seat), enc.mask_game(game, seat)
+                        h.update(obs.tobytes())
+                        h.update(mask.tobytes())
                     action = np.int64(legal[rng.randrange(len(legal))])
                     game.step(action) if rng.random() < 0.5 else game.play_unchecked(action)
                 r = game.result
@@ -72,9 +79,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0].startswith("-"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    import durak_env.engine.game
+    from durak_env.native import engine_name
 
-    build = "compiled" if durak_env.engine.game.__file__.endswith((".so", ".pyd")) else "python"
+    build = engine_name()
     with open(argv[0], "w") as f:
         json.dump({"build": build, "games": digests()}, f)
     return 0

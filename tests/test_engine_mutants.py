@@ -234,26 +234,8 @@ def test_a_hand_of_one_card_is_a_valid_rule_and_none_is_not():
         Rules(hand_size=0)
 
 
-def test_legal_moves_are_read_from_suit_tables_built_on_first_use():
-    """The engine lists legal moves through per-suit tables built the first time a layout asks
-    (``Layout.actions_of``); a process that has built none yet must list the same moves."""
-    from durak_env import Game
-    from durak_env.engine import actions
-
-    games = [Game(Rules(deck_size=d, num_players=3), seed=d) for d in (24, 36, 52)]
-    want = [game.legal_actions() for game in games]
-    saved = dict(actions._SUIT_TABLES)
-    actions._SUIT_TABLES.clear()
-    try:
-        assert [game.clone().legal_actions() for game in games] == want
-        assert actions._SUIT_TABLES, "the tables are built again on first use"
-    finally:
-        actions._SUIT_TABLES.clear()
-        actions._SUIT_TABLES.update(saved)
-
-
 def test_a_finished_deal_waits_on_nobody():
-    """Once the deal is over nobody is to act: ``to_act`` is -1 (an int, as the compiled engine stores it), the
+    """Once the deal is over nobody is to act: ``to_act`` is -1 (an int, as the native engine stores it), the
     cap and the defender's limit are 0, and nobody throws in."""
     from durak_env import Game
 
@@ -346,23 +328,29 @@ def test_the_page_encodes_without_numpy_what_the_environments_encode():
     assert (features["max_attacks"], features["max_attacks_early"]) == (1.0, 5 / 6)
 
 
-def test_a_batch_of_observations_is_copied_in_a_few_runs_of_slots():
-    """The vector environments' writer (``_write``) squeezes each card plane into the layout's order (one shift
-    and mask per suit of a 24- or 36-card deck; none for 52 cards, whose card ids are its slots) so that a card
-    plane is one run of slots, and copies the batch a run at a time: 7 + (n - 1) card planes, the trump suit, then
-    the seats' slices (a run of hand sizes, one of the flags) and the counts; the universal layout adds the runs
-    of absent seats' zeros and its constants.  More runs give the same numbers at a higher cost a decision."""
-    from durak_env import ObservationEncoder
-    from durak_env.engine.actions import layout_for
-    from durak_env.observation import _squeeze
+def test_every_slice_of_the_observation_is_written_somewhere():
+    """The encoder writes its slices by name (observation.py): each declared slice, in the table's own layout and
+    the universal one, holds a number other than 0 in some position of random play over the presets, so a slice
+    declared and never written (or written under another's name, leaving one empty) is caught."""
+    import random
 
-    assert [len(_squeeze(layout_for(d).card_of)) for d in (24, 36, 52)] == [4, 4, 0]
-    for rules in (Rules(), Rules(num_players=4, deck_size=24, hand_size=5), Rules(num_players=6, deck_size=52)):
-        own, wide, n = ObservationEncoder(rules), ObservationEncoder(rules, True), rules.num_players
-        assert len(own._runs) == 7 + (n - 1) + 1 + 2 + 3  # ... stock and discard, taking, room and bouts
-        # absent seats: one run of zeros in known and in hand sizes, and each of the five flags in two runs;
-        # then the seats and the rules, one run of constants
-        assert len(wide._runs) == len(own._runs) + (n < 6) * (1 + 1 + 9) + 1
+    from durak_env import Game, ObservationEncoder
+    from durak_env.engine.invariants import random_rules
+
+    rng = random.Random(5)
+    for universal in (False, True):
+        written: set[str] = set()
+        tables = [Rules.preset(name) for name in Rules.presets()] + [random_rules(rng) for _ in range(6)]
+        for rules in tables:
+            enc = ObservationEncoder(rules, universal)
+            for seed in range(4):
+                game = Game(rules, seed)
+                while not game.is_over:
+                    for seat in range(rules.num_players):
+                        obs = enc.encode_game(game, seat)
+                        written |= {name for name, part in enc.slices.items() if obs[part].any()}
+                    game.step(rng.choice(game.legal_actions()))
+        assert written == set(enc.slices), set(enc.slices) - written
 
 
 def test_a_mask_written_into_an_array_clears_what_it_held():
@@ -384,7 +372,7 @@ def _widened(obs, own, wide) -> list[float]:
     each card plane's slots by card id in a 52-card plane, and a seat past the table 0."""
     from durak_env.engine.actions import layout_for
 
-    card_of, d, n = layout_for(own.rules.deck_size).card_of, own.rules.deck_size, own.n
+    card_of, d, n = layout_for(own.rules.deck_size).card_of, own.rules.deck_size, own.rules.num_players
 
     def plane(values: list[float]) -> list[float]:
         wide_plane = [0.0] * 52

@@ -1,6 +1,6 @@
 """Illegal moves in every phase: refused with what was tried, why and what is legal, and nothing changes.
 
-The reason comes from the same checks that build the legal set (``Game.why_not``), so every refusal
+The reason comes from the same checks that build the legal set (``engine/legality.py``), so every refusal
 says which rule the move breaks; a legal move has no reason."""
 
 import random
@@ -11,6 +11,7 @@ import pytest
 import durak_env
 from durak_env import Game, IllegalAction, Refusal, Rules, encode_action
 from durak_env.engine.invariants import check_invariants, random_rules
+from durak_env.engine.legality import no_transfer
 
 JUNK = [-1, -(10**9), 10**9, 2.5, "3", "attack 6D", None, True, False, [1], {"a": 1}, object()]
 
@@ -20,7 +21,7 @@ def phases(game: Game) -> set[str]:
         return {"over"}
     out = {"full table"} if game.attacks and not game._has_room() else set()  # no room: adding is over the cap
     if game.to_act == game.defender and game.open_count and not game.taking:
-        return out | {"transfer" if game._no_transfer() is None else "defend"}
+        return out | {"transfer" if no_transfer(game) is None else "defend"}
     if game.taking:
         return out | {"throw after take"}
     return out | {"lead" if not game.attacks else "throw in"}

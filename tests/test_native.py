@@ -19,7 +19,8 @@ from durak_env.engine.game import Game, IllegalAction
 from durak_env.engine.refusal import Refusal
 from durak_env.engine.rules import Rules
 from durak_env.environment import raw_env
-from durak_env.native import (REFUSALS, NativeGame, NativeVectorGames, _native, available, make_vector_games,
+from durak_env.vector_games import make_vector_games
+from durak_env.native import (REFUSALS, NativeGame, NativeVectorGames, _native, available,
                               native_game, rules_fields, seed_words, to_native, to_reference)
 from durak_env.vector import SelfPlayVectorEnv
 from durak_env.vector_games import VectorGames
@@ -88,10 +89,8 @@ def test_a_redeal_draws_on_from_the_same_stream():
 
 def _first_shuffle_has_no_trump(rules: Rules, seed: int) -> bool:
     from durak_env.engine.cards import deck
-    from durak_env.engine.game import shuffle
-
     cards = deck(rules.deck_size)
-    shuffle(random.Random(seed), cards)
+    random.Random(seed).shuffle(cards)
     return not Game(_empty=True)._deal(rules, cards, 0)
 
 
@@ -325,7 +324,8 @@ class TestBadInput:
 
 def test_pure_python_runs_the_reference():
     """DURAK_PURE_PYTHON=1: no native engine, and the environments play on the reference."""
-    code = ("from durak_env.native import available, make_vector_games; from durak_env.engine.rules import Rules; "
+    code = ("from durak_env.native import available; from durak_env.vector_games import make_vector_games; "
+            "from durak_env.engine.rules import Rules; "
             "print(available(), type(make_vector_games(Rules(), 2)).__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "DURAK_PURE_PYTHON": "1"})

@@ -124,19 +124,10 @@ def test_lowest_trump_leads():
 
 
 def test_a_seed_deals_the_deck_the_standard_library_shuffles():
-    """Seed 004: "The trump card sits at the front of the shuffled pack".  ``Game(rules, seed)`` shuffles with the
-    engine's own loop (compiled, it deals several times as fast); it must draw exactly what
-    ``random.Random(seed).shuffle`` draws, so every seed keeps its deal."""
+    """Seed 004: "The trump card sits at the front of the shuffled pack".  ``Game(rules, seed)`` deals the pack
+    ``random.Random(seed).shuffle`` gives, so that every seed keeps its deal (the native engine draws the same)."""
     import random
 
-    from durak_env.engine.game import shuffle
-
-    for length in (0, 1, 2, 3, 24, 36, 52, 64):
-        for seed in range(40):
-            ours, theirs = list(range(length)), list(range(length))
-            shuffle(random.Random(seed), ours)
-            random.Random(seed).shuffle(theirs)
-            assert ours == theirs
     for rules in (Rules(), Rules(deck_size=52, num_players=6), Rules(deck_size=24, num_players=3)):
         for seed in range(20):
             pack = deck(rules.deck_size)

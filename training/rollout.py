@@ -22,7 +22,7 @@ from baselines import make_bot
 from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
-from durak_env.native import make_vector_games
+from durak_env.vector_games import make_vector_games
 from durak_env.workers import WorkerGone, Workers, ignore_interrupts
 
 from .config import KIND_BOTS, TrainConfig

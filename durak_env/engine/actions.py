@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any
 
-from .cards import LOWEST_RANK, NUM_RANKS, Card, deck
+from .cards import Card, cards_of, deck
 from .rules import Rules
 
 LAYOUT_VERSION = 1
@@ -42,38 +42,15 @@ class Layout:
     done: int = 0
     size: int = 0
     """The offsets (see the module docstring), plain attributes because the engine reads them on every move."""
-    low: int = 0
-    width: int = 0
-    """The deck's lowest rank and the mask of one suit's ranks from it: a card set cut into its four suits is
-    ``mask >> (13 * suit + low) & width`` (a card's id is ``13 * suit + rank``)."""
 
     def __reduce__(self) -> tuple:
-        """Pickled by its deck size: the one layout of that deck comes back (and a frozen class compiled by
-        mypyc could not be rebuilt attribute by attribute)."""
+        """Pickled by its deck size: the one layout of that deck comes back."""
         return layout_for, (self.deck_size,)
 
     def actions_of(self, offset: int, mask: int) -> tuple[int, ...]:
         """``offset`` plus the slot of every card in ``mask`` (a set of card ids), lowest card first: how the
-        engine lists legal moves.  Read from per-suit tables (one lookup per suit) built on first use."""
-        key = offset * 64 + self.deck_size
-        t = _SUIT_TABLES.get(key)
-        if t is None:
-            t = _SUIT_TABLES[key] = _suit_tables(self, offset)
-        low, width = self.low, self.width
-        return (t[0][mask >> low & width] + t[1][mask >> (13 + low) & width] + t[2][mask >> (26 + low) & width]
-                + t[3][mask >> (39 + low) & width])
-
-
-_SUIT_TABLES: Final[dict[int, tuple[tuple[tuple[int, ...], ...], ...]]] = {}
-"""``actions_of``'s tables by ``offset * 64 + deck size`` (typed and Final: compiled, a C static and one dict
-lookup)."""
-
-
-def _suit_tables(lay: Layout, offset: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each suit, every set of its ranks in the deck -> the action indices ``offset + slot``."""
-    ranks = lay.width.bit_length()
-    return tuple(tuple(tuple(offset + lay.slot_of[suit * NUM_RANKS + lay.low + r] for r in range(ranks) if m >> r & 1)
-                       for m in range(lay.width + 1)) for suit in range(4))
+        engine lists legal moves (a card's slot grows with its id)."""
+        return tuple(offset + self.slot_of[card] for card in cards_of(mask))
 
 
 @lru_cache(maxsize=None)
@@ -84,7 +61,7 @@ def layout_for(deck_size: int) -> Layout:
         slot_of[c] = i
     d = deck_size
     return Layout(d, tuple(slot_of), tuple(cards), attack=0, defend=d, transfer=2 * d, take=3 * d, done=3 * d + 1,
-                  size=3 * d + 2, low=LOWEST_RANK[d], width=(1 << (NUM_RANKS - LOWEST_RANK[d])) - 1)
+                  size=3 * d + 2)
 
 
 UNIVERSAL_DECK = 52

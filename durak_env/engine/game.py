@@ -28,25 +28,22 @@ import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from .actions import Action, Layout, decode_action, layout_for
-from .cards import BEATERS, CARDS, RANK_MASK_OF, SUIT_MASKS, Card, cards_of, deck, suit_of
+from .actions import Layout, decode_action, layout_for
+from .cards import CARDS, RANK_MASK_OF, SUIT_MASKS, Card, cards_of, deck, suit_of
 from .checks import is_integer
+from .legality import legal_moves, refusal_of
 from .refusal import Refusal
 from .rules import MAX_PLAYERS, Rules
 from .snapshot import FACTS, load_snapshot, write_snapshot
 from .view import BoutEnd, SeatView
 
-_NEXT_IN: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
+_NEXT_IN = tuple(
     tuple(tuple(next(((seat + i) % n for i in range(1, n + 1) if not out >> (seat + i) % n & 1), seat)
                 for seat in range(n)) for out in range(1 << n)) for n in range(MAX_PLAYERS + 1))
 """_NEXT_IN[players][out mask][seat]: the next seat clockwise that has not gone out (the seat itself if all are)."""
 
-# The card tables the hot paths read, typed and Final: compiled, they are C statics of this module rather than
-# names looked up in its globals on every read.
-_BEATERS: Final[tuple[tuple[int, ...], ...]] = BEATERS
-_RANK_MASK_OF: Final[tuple[int, ...]] = RANK_MASK_OF
 
 
 class IllegalAction(ValueError):
@@ -82,8 +79,7 @@ class Result:
     capped: bool
 
     def __reduce__(self) -> tuple:
-        """Pickled (and copied) through the constructor: a frozen class compiled by mypyc cannot be rebuilt
-        attribute by attribute."""
+        """Pickled (and copied) through the constructor."""
         return Result, (self.placings, self.points, self.fool, self.drawn, self.capped)
 
     def rewards(self) -> tuple[float, ...]:
@@ -95,7 +91,7 @@ class Result:
         return tuple(0.0 if s in self.drawn else 2.0 * self.points[s] / (n - 1) - 1.0 for s in range(n))
 
 
-DERIVED: Final = ("n", "layout", "_before_beaten", "_after_take", "_bout_start", "trump", "out_mask", "open_count",
+DERIVED = ("n", "layout", "_before_beaten", "_after_take", "_bout_start", "trump", "out_mask", "open_count",
                    "table_ranks", "cap", "limit", "throwers", "to_act", "result")
 """What a game holds that ``Game._derive`` works out from its rules and facts (and the legal moves, cached
 on demand)."""
@@ -111,10 +107,8 @@ class Game:
     deriving them again, and ``check_invariants`` compares the two after every move the tests play.
     """
 
-    # Declared for mypyc, which compiles this module into a native class when the package is built as a
-    # wheel (setup.py); the slots keep the pure-Python class as lean.  Compiled, a method checks the types
-    # of its arguments: the public ones that take a caller's values (numpy integers, a tuple of cards) say
-    # ``Any`` and check them themselves, as they always have.
+    # Slotted: a game is copied for every determinization of a search.  The public methods that take a caller's
+    # values (numpy integers, a tuple of cards) say ``Any`` and check them themselves.
     rules: Rules
     # The stored facts, as snapshot.FACTS names them.
     trump_card: int
@@ -154,14 +148,14 @@ class Game:
     __slots__ = ("rules", *FACTS, *DERIVED, "_legal", "last_bout")
 
     def __init__(self, rules: Rules | None = None, seed: Any = None, first_seat: Any = 0, *, _empty: bool = False):
-        if _empty:  # for the constructors below, which fill the game themselves (mypyc allows no other way)
+        if _empty:  # for the constructors below, which fill the game themselves
             return
         rules = rules or Rules()
         _check_seat(first_seat, rules.num_players, "first_seat")
         rng = random.Random(operator.index(seed) if is_integer(seed) else seed)  # numpy's integers too
         while True:
             cards = deck(rules.deck_size)
-            shuffle(rng, cards)
+            rng.shuffle(cards)  # the native engine draws the same numbers (native/durak.hpp, PyRandom)
             if self._deal(rules, cards, first_seat):
                 return
             # Seed 002: "If nobody holds a trump, the cards are dealt again."
@@ -209,12 +203,12 @@ class Game:
         self.out_mask = out
         open_count = ranks = 0
         for c in self.attacks:
-            ranks |= _RANK_MASK_OF[c]
+            ranks |= RANK_MASK_OF[c]
         for c in self.defences:
             if c < 0:
                 open_count += 1
             else:
-                ranks |= _RANK_MASK_OF[c]
+                ranks |= RANK_MASK_OF[c]
         self.open_count, self.table_ranks = open_count, ranks
         self._legal, self.result = None, None  # whose move, the throwers: below (_finish or the bout)
         remaining = [s for s in range(self.n) if not out >> s & 1]
@@ -368,53 +362,12 @@ class Game:
             s = self._next(s)
         return tuple(seats)
 
-    def _no_transfer(self) -> str | None:
-        """Why the defender may not transfer now, or None when it may.  Seed 002: "a defender who has not
-        beaten anything yet may pass the attack on by adding a card of the same rank. The next player then
-        defends against all of them, as long as they hold enough cards to cover every one." """
-        if not self.rules.transfer:
-            return "these rules have no transfer"
-        if self.taking:
-            return "the defender has said take"
-        if self.open_count != len(self.attacks):
-            return "a transfer comes before beating anything, and a card is beaten"
-        total = len(self.attacks) + 1
-        if total > self.cap:
-            return "the cap leaves no room for the transferring card"
-        target = self._next(self.defender)
-        if self.hands[target].bit_count() < total:
-            return f"player {target} holds too few cards to cover {total} attacks"
-        return None
-
-    def _defending(self, seat: int) -> bool:
-        """Whether ``seat``, to act, answers as the defender (rather than leading or adding cards)."""
-        return seat == self.defender and self.open_count > 0 and not self.taking
-
     def legal_actions(self) -> tuple[int, ...]:
         """The legal action indices of the seat to act (empty once the game is over); an immutable tuple,
-        computed once per position."""
-        if self._legal is not None:
-            return self._legal
-        if self.result is not None:
-            self._legal = ()
-            return self._legal
-        lay = self.layout
-        seat = self.to_act
-        hand = self.hands[seat]
-        if seat == self.defender and self.open_count and not self.taking:
-            # Answer the earliest unbeaten attack first (seed 004: "the leftmost unbeaten pair first").
-            target = self.attacks[len(self.attacks) - self.open_count]
-            acts = lay.actions_of(lay.defend, hand & _BEATERS[self.trump][target])
-            if self._no_transfer() is None:
-                acts += lay.actions_of(lay.transfer, hand & _RANK_MASK_OF[self.attacks[0]])
-            acts += (lay.take,)
-        elif not self.attacks:
-            acts = lay.actions_of(lay.attack, hand)
-        else:
-            # The seat is asked only while there is room (_find_actor), so any card of a rank on the table goes.
-            acts = lay.actions_of(lay.attack, hand & self.table_ranks) + (lay.done,)
-        self._legal = acts
-        return acts
+        computed once per position from the checks of legality.py (``legal_moves``)."""
+        if self._legal is None:
+            self._legal = () if self.result is not None else legal_moves(self)
+        return self._legal
 
     # ----- playing ------------------------------------------------------------------------
 
@@ -453,7 +406,7 @@ class Game:
         self._play(operator.index(action))
 
     def _play(self, action: int) -> None:
-        """``play_unchecked`` for an int (what the compiled callers in this package pass)."""
+        """``play_unchecked`` for an int."""
         lay = self.layout
         seat = self.to_act
         self._legal = None
@@ -472,7 +425,7 @@ class Game:
             bit = 1 << card
             self.hands[seat] &= ~bit
             self.known[seat] &= ~bit
-            self.table_ranks |= _RANK_MASK_OF[card]
+            self.table_ranks |= RANK_MASK_OF[card]
             if lay.defend <= action < lay.transfer:
                 self.defences[len(self.attacks) - self.open_count] = card
                 self.open_count -= 1
@@ -505,9 +458,7 @@ class Game:
             move = decode_action(action, self.rules)
         except (ValueError, TypeError) as err:
             return Refusal.NOT_AN_ACTION, f"not an action of this layout ({err})"
-        if operator.index(action) in self.legal_actions():
-            return None
-        return self._why_not(move)
+        return refusal_of(self, move)
 
     def _refusal_text(self, action: Any, why: str) -> str:
         """The message of a refused ``action``: what was tried, by whom, why, and what is legal."""
@@ -521,32 +472,6 @@ class Game:
             tried, why = str(err), "not an action of this layout"
         legal = ", ".join(f"{a} ({decode_action(a, self.rules)})" for a in self.legal_actions())
         return f"illegal action {action!r} [{tried}] for player {self.to_act}: {why}; legal: {legal}"
-
-    def _why_not(self, move: Action) -> tuple[Refusal, str]:
-        """Why a well-formed move that is not in the legal set is refused: the first of the checks that build
-        the legal set (``legal_actions``) that it fails."""
-        seat, kind, card = self.to_act, move.kind, move.card
-        defending = self._defending(seat)
-        if kind in ("defend", "transfer", "take") and not defending:
-            role = "leading the attack" if not self.attacks else "adding cards"
-            return Refusal.NOT_DEFENDING, f"player {seat} is {role}, not defending"
-        if kind in ("attack", "done") and defending:
-            return Refusal.DEFENDING, f"player {seat} is defending"
-        if kind == "done":
-            return Refusal.FIRST_CARD, "the bout's first card must be played"
-        # Only "done" and "take" name no card, and a defender may always take: ``card`` is a card from here on.
-        if not self.hands[seat] >> card & 1:  # type: ignore[operator]
-            return Refusal.NOT_HELD, f"player {seat} does not hold {card}"
-        if kind == "attack":
-            # A seat is asked to add cards only while there is room (``_find_actor``): the rank is what fails.
-            return Refusal.WRONG_RANK, f"no card of {card}'s rank is on the table"
-        if kind == "transfer":
-            no_transfer = self._no_transfer()
-            if no_transfer is not None:
-                return Refusal.NO_TRANSFER, no_transfer
-            return Refusal.WRONG_RANK, f"{card} is not of the attacking rank"
-        target = self.attacks[len(self.attacks) - self.open_count]
-        return Refusal.CANNOT_BEAT, f"{card} does not beat {CARDS[target]}, the card to answer"
 
     def _advance(self) -> None:
         while self.result is None:
@@ -682,20 +607,6 @@ class Game:
     def from_dict(cls, data: Any) -> "Game":
         """Rebuild a game from ``to_dict``'s snapshot; a malformed or impossible one raises ValueError."""
         return load_snapshot(cls, data)
-
-
-def shuffle(rng: random.Random, cards: list[int]) -> None:
-    """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does (the same draws of ``getrandbits``,
-    so a seed deals the same game), without the interpreted loop of the standard library's version: a
-    compiled engine deals several times as fast.  tests/test_scenarios.py checks the two agree."""
-    getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        below = i + 1
-        bits = below.bit_length()
-        j = getrandbits(bits)
-        while j >= below:  # uniform below i + 1: draw again (the standard library's _randbelow)
-            j = getrandbits(bits)
-        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _check_seat(seat: Any, n: int, name: str) -> None:

@@ -32,7 +32,7 @@ CUT: Final = 2
 
 Deal = Any
 """A deal the loop plays: the reference ``Game``, or anything with its interface (the native engine's
-``durak_env.native.NativeGame``).  ``Any`` rather than ``Game``, so that the compiled loop (setup.py) takes both."""
+``durak_env.native.NativeGame``)."""
 
 Chooser = Callable[[Deal], int]
 """Picks the move of the seat to act.  Bots are never handed the game: ``seated`` wraps them."""
