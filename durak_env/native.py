@@ -142,10 +142,12 @@ class NativeGame:
     that a refusal says exactly what the reference says.  Anything else a reader asks of a game is answered by that
     copy too.  Read-only: change a position through moves, or build a reference ``Game``."""
 
-    __slots__ = ("rules", "n", "layout", "core", "_read", "_reference", "_result", "_size", *_FACT_NAMES)
+    __slots__ = ("rules", "n", "layout", "core", "to_act", "_read", "_reference", "_result", "_size", *_FACT_NAMES)
 
     def __init__(self, rules: Rules, core: Any):
         self.rules, self.n, self.core = rules, rules.num_players, core
+        self.to_act: int = core.to_act
+        """The seat the position waits on, -1 once the deal is over (kept here: read on every step)."""
         self.layout = layout_for(rules.deck_size)
         self._size = 0  # the observation's, when first written
         self._read = False  # whether the facts' slots hold this position's facts
@@ -166,8 +168,10 @@ class NativeGame:
         native = cls(game.rules, to_native(game))
         return native
 
-    def _moved(self) -> None:
-        """After a move: what was read of the position before it is forgotten."""
+    def _moved(self, to_act: int) -> None:
+        """After a move: the seat to act now (-1 once the deal is over), and what was read of the position before
+        it forgotten."""
+        self.to_act = to_act
         if self._read:
             for name in _FACT_NAMES:
                 delattr(self, name)
@@ -178,22 +182,22 @@ class NativeGame:
     def step(self, action: Any, seat: Any = None) -> None:
         """``Game.step``: the action for the seat to act; an illegal one raises the reference's IllegalAction
         (its code and words) and changes nothing."""
-        if (seat is None and (type(action) is int or isinstance(action, np.integer)) and -2**63 <= action < 2**63
-                and self.core.try_play(int(action))):
-            self._moved()
-            return
+        if seat is None and (type(action) is int or isinstance(action, np.integer)) and -2**63 <= action < 2**63:
+            to_act = self.core.try_play(int(action))
+            if to_act != -2:
+                self._moved(to_act)
+                return
         reference = self.reference()
         reference.step(action, seat)  # raises IllegalAction, as it must: the native engine did not find it legal
         raise AssertionError(f"the engines disagree: the reference plays {action!r} here, the native engine refused it")
 
     def play_unchecked(self, action: Any) -> None:
-        self.core.play(operator.index(action))
-        self._moved()
+        self._moved(self.core.play(operator.index(action)))
 
     def play_forced(self, limit: int = 2**62) -> list[tuple[int, int]]:
-        played = self.core.play_forced(min(limit, 2**62))
+        played = self.core.play_forced(limit if limit < 2**62 else 2**62)
         if played:
-            self._moved()
+            self._moved(self.core.to_act)
         return played
 
     def legal_actions(self) -> tuple[int, ...]:
@@ -201,18 +205,14 @@ class NativeGame:
 
     # ----- reading ------------------------------------------------------------------------
     @property
-    def to_act(self) -> int:
-        return self.core.to_act
-
-    @property
     def result(self) -> Result | None:
-        if self._result is None and self.core.over:
+        if self._result is None and self.to_act < 0:
             self._result = Result(*self.core.result)
         return self._result
 
     @property
     def is_over(self) -> bool:
-        return self.core.over
+        return self.to_act < 0
 
     @property
     def last_bout(self) -> BoutEnd | None:

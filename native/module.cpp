@@ -224,14 +224,17 @@ NB_MODULE(_native, m) {
         })
         .def("is_legal", [](Game& g, int64_t action) { return g.is_legal(action); })
         .def("play", [](Game& g, int64_t action) {
+            // The move, then the seat to act (-1 once the deal is over).
             if (!g.is_legal(action)) throw std::invalid_argument("not a legal action here");
             g.play(static_cast<int>(action));
+            return g.to_act;
         })
         .def("try_play", [](Game& g, int64_t action) {
-            // Game.step's legal path in one call: play ``action`` if it is legal here; whether it was.
-            if (!g.is_legal(action)) return false;
+            // Game.step's legal path in one call: play ``action`` if it is legal here and answer the seat to act
+            // (-1 once the deal is over), or -2 for an action that is not legal (nothing played).
+            if (!g.is_legal(action)) return -2;
             g.play(static_cast<int>(action));
-            return true;
+            return g.to_act;
         })
         .def("play_forced", [](Game& g, int64_t limit) {
             nb::list played;

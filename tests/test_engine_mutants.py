@@ -367,6 +367,26 @@ def test_a_mask_written_into_an_array_clears_what_it_held():
     assert np.flatnonzero(kept).tolist() == sorted(view.legal_actions) == np.flatnonzero(enc.mask(view)).tolist()
 
 
+def test_masks_are_int8_and_the_vector_arrays_have_their_layouts_shapes():
+    """A mask is int8 (what the spaces say, and what a policy's masking reads), from a view or from the game; the
+    arrays of a vector of deals (``array_shapes``) are the table's own layout, or with ``universal`` the layout of
+    the largest table: 693 inputs, 158 moves, six seats' rewards."""
+    import numpy as np
+
+    from durak_env import Game, ObservationEncoder
+    from durak_env.observation import array_shapes
+
+    game = Game(Rules(num_players=3), seed=3)
+    enc = ObservationEncoder(game.rules)
+    assert enc.mask(game.view(game.to_act)).dtype == np.int8 == enc.mask_game(game, game.to_act).dtype
+    own, wide = array_shapes(game.rules, 4), array_shapes(game.rules, 4, universal=True)
+    assert (own["obs"], own["mask"], own["rewards"]) == (((4, 351), np.float32), ((4, 110), np.int8),
+                                                         ((4, 3), np.float32))
+    assert (wide["obs"], wide["mask"], wide["rewards"]) == (((4, 693), np.float32), ((4, 158), np.int8),
+                                                            ((4, 6), np.float32))
+    assert own["seats"] == wide["seats"] == ((4,), np.int64) and own["ended"] == ((4,), np.bool_)
+
+
 def _widened(obs, own, wide) -> list[float]:
     """A table's own observation laid out as the universal one up to its seats and rules slices (docs/rules.md):
     each card plane's slots by card id in a 52-card plane, and a seat past the table 0."""

@@ -41,13 +41,10 @@ class Check:
     code: Refusal
     kinds: tuple[str, ...]
     allows: Callable[[Game, int], int]
-    """(game, seat to act) -> the cards of those kinds this check lets through (ANY or 0 for take and done)."""
+    """(game, seat to act) -> the cards of those kinds this check lets through (ANY or 0 for take and done).
+    Plain functions named for their rule, so that the mutation tests mutate them."""
     why: Callable[[Game, int, Action], str]
     """(game, seat, the refused move) -> the words of the refusal."""
-
-
-def _all_if(condition: bool) -> int:
-    return ANY if condition else 0
 
 
 def defending(game: Game, seat: int) -> bool:
@@ -80,42 +77,75 @@ def no_transfer(game: Game) -> str | None:
     return None
 
 
-def _role(game: Game, seat: int) -> str:
-    return "leading the attack" if not game.attacks else "adding cards"
+# ----- the checks: what each lets through (the rules), then the list that orders them -------------------------
+
+
+def the_defender_answers(g: Game, seat: int) -> int:
+    """Defend, transfer and take are the defender's, while an attack lies open to it."""
+    return ANY if defending(g, seat) else 0
+
+
+def the_others_attack(g: Game, seat: int) -> int:
+    """Attack and done are for the seats that lead or add cards, never the one answering."""
+    return 0 if defending(g, seat) else ANY
+
+
+def after_the_first_card(g: Game, seat: int) -> int:
+    """Seed 004: "The attacker plays any card from their hand to open the round": done only once it lies there."""
+    return ANY if g.attacks else 0
+
+
+def held(g: Game, seat: int) -> int:
+    """A card is played from the seat's own hand."""
+    return g.hands[seat]
+
+
+def rank_on_the_table(g: Game, seat: int) -> int:
+    """Seed 000: "only one whose rank already appears somewhere on the table, on an attacking card or on a defending
+    one"; 004: "The first card of a round skips all three, which is why anything can open." """
+    return g.table_ranks if g.attacks else ANY
+
+
+def transfer_allowed(g: Game, seat: int) -> int:
+    """The rules and the position allow a transfer (``no_transfer``)."""
+    return ANY if no_transfer(g) is None else 0
+
+
+def attacking_rank(g: Game, seat: int) -> int:
+    """Seed 002: the attack is passed on "by adding a card of the same rank"."""
+    return RANK_MASK_OF[g.attacks[0]]
+
+
+def beats_the_card_to_answer(g: Game, seat: int) -> int:
+    """Seed 004: "A card is beaten by a higher card of the same suit, or by any trump when the attack card is not a
+    trump, or by a higher trump when it is." """
+    return BEATERS[g.trump][to_answer(g)]
+
+
+def _role(g: Game) -> str:
+    return "leading the attack" if not g.attacks else "adding cards"
 
 
 CHECKS: tuple[Check, ...] = (
-    Check(Refusal.NOT_DEFENDING, ("defend", "transfer", "take"),
-          lambda g, seat: _all_if(defending(g, seat)),
-          lambda g, seat, move: f"player {seat} is {_role(g, seat)}, not defending"),
-    Check(Refusal.DEFENDING, ("attack", "done"),
-          lambda g, seat: _all_if(not defending(g, seat)),
+    Check(Refusal.NOT_DEFENDING, ("defend", "transfer", "take"), the_defender_answers,
+          lambda g, seat, move: f"player {seat} is {_role(g)}, not defending"),
+    Check(Refusal.DEFENDING, ("attack", "done"), the_others_attack,
           lambda g, seat, move: f"player {seat} is defending"),
-    # Seed 004: "The attacker plays any card from their hand to open the round."
-    Check(Refusal.FIRST_CARD, ("done",),
-          lambda g, seat: _all_if(bool(g.attacks)),
+    Check(Refusal.FIRST_CARD, ("done",), after_the_first_card,
           lambda g, seat, move: "the bout's first card must be played"),
-    Check(Refusal.NOT_HELD, ("attack", "defend", "transfer"),
-          lambda g, seat: g.hands[seat],
+    Check(Refusal.NOT_HELD, ("attack", "defend", "transfer"), held,
           lambda g, seat, move: f"player {seat} does not hold {move.card}"),
-    # Seed 000: "only one whose rank already appears somewhere on the table, on an attacking card or on a defending
-    # one"; 004: "The first card of a round skips all three, which is why anything can open."
-    Check(Refusal.WRONG_RANK, ("attack",),
-          lambda g, seat: g.table_ranks if g.attacks else ANY,
+    Check(Refusal.WRONG_RANK, ("attack",), rank_on_the_table,
           lambda g, seat, move: f"no card of {move.card}'s rank is on the table"),
-    Check(Refusal.NO_TRANSFER, ("transfer",),
-          lambda g, seat: _all_if(no_transfer(g) is None),
+    Check(Refusal.NO_TRANSFER, ("transfer",), transfer_allowed,
           lambda g, seat, move: no_transfer(g) or ""),
-    # Seed 002: "by adding a card of the same rank".
-    Check(Refusal.WRONG_RANK, ("transfer",),
-          lambda g, seat: RANK_MASK_OF[g.attacks[0]],
+    Check(Refusal.WRONG_RANK, ("transfer",), attacking_rank,
           lambda g, seat, move: f"{move.card} is not of the attacking rank"),
-    # Seed 004: "A card is beaten by a higher card of the same suit, or by any trump when the attack card is not a
-    # trump, or by a higher trump when it is."
-    Check(Refusal.CANNOT_BEAT, ("defend",),
-          lambda g, seat: BEATERS[g.trump][to_answer(g)],
+    Check(Refusal.CANNOT_BEAT, ("defend",), beats_the_card_to_answer,
           lambda g, seat, move: f"{move.card} does not beat {CARDS[to_answer(g)]}, the card to answer"),
 )
+"""The checks in the order a move meets them: each one's refusal code, the kinds it governs, what it lets through
+(the function above, named for its rule) and the words of a refusal."""
 
 BY_KIND: dict[str, tuple[Check, ...]] = {kind: tuple(c for c in CHECKS if kind in c.kinds) for kind in KINDS}
 """Each kind's checks, in the order a move of that kind meets them."""
