@@ -211,7 +211,7 @@ enum Refusal : int {
 };
 
 // What stops a transfer (legality.no_transfer), 0 when none does.
-enum NoTransfer : int { TRANSFER_OK = 0, NO_TRANSFER_RULE, NO_TRANSFER_TAKING, NO_TRANSFER_BEATEN, NO_TRANSFER_CAP,
+enum NoTransfer : int { TRANSFER_OK = 0, NO_TRANSFER_RULE, NO_TRANSFER_BEATEN, NO_TRANSFER_CAP,
                         NO_TRANSFER_HAND };
 
 struct Result {
@@ -457,7 +457,6 @@ struct Game {
     // legality.no_transfer
     int no_transfer() const {
         if (!rules.transfer) return NO_TRANSFER_RULE;
-        if (taking) return NO_TRANSFER_TAKING;
         if (open_count != na) return NO_TRANSFER_BEATEN;
         if (na + 1 > cap) return NO_TRANSFER_CAP;
         if (popcount(hands[next(defender)]) < na + 1) return NO_TRANSFER_HAND;

@@ -326,6 +326,14 @@ def test_the_page_encodes_without_numpy_what_the_environments_encode():
     # seed 003: "Up to five cards may attack the first bout, six after that" (the features count cards by six)
     features = dict(zip(RULE_FEATURES, rule_features(Rules.preset("seed003"))))
     assert (features["max_attacks"], features["max_attacks_early"]) == (1.0, 5 / 6)
+    # Seed 001 whole, each choice one-hot: 36 cards, six dealt, the neighbours throw in after a take, the first
+    # discard ends the early cap, the defender limited to its cards at the start, the discard open, no bout cap.
+    assert dict(zip(RULE_FEATURES, rule_features(Rules.preset("seed001")))) == {
+        "deck_24": 0.0, "deck_36": 1.0, "deck_52": 0.0, "deal_size": 1.0, "throw_in_attacker": 0.0,
+        "throw_in_neighbours": 1.0, "throw_in_all": 0.0, "throw_in_before_beaten": 0.0, "transfer": 0.0,
+        "max_attacks": 1.0, "max_attacks_early": 1.0, "early_ends_first_bout": 0.0, "early_ends_first_discard": 1.0,
+        "defender_limit_bout_start": 1.0, "defender_limit_current_hand": 0.0, "throw_in_after_take": 1.0,
+        "open_discard": 1.0, "bout_cap": 0.0}
 
 
 def test_every_slice_of_the_observation_is_written_somewhere():

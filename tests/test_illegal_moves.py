@@ -123,8 +123,20 @@ def test_transfer_refusals_name_the_condition_that_fails():
     beaten = position(rules, ["7H 7D AS", "7S 8H 8D QD", "9H 10S JD QS"], "6C")
     for move in ("attack 7H", "attack 7D", "done", "done", "defend 8H"):
         act(beaten, move)
-    assert "a card is beaten" in beaten.why_not(encode_action("transfer 7S", rules))
+    assert beaten.why_not(encode_action("transfer 7S", rules)) == ("a transfer comes before beating anything, and a "
+                                                                   "card is beaten")
     assert beaten.why_not(encode_action("transfer 8D", rules)) is not None
+    plain = position(Rules.preset("podkidnoy", num_players=3), ["7H AS KS", "7S 8H QD JC", "9H 10S JD"], "6C")
+    act(plain, "attack 7H")
+    for _ in range(2):
+        act(plain, "done")
+    assert plain.refusal(encode_action("transfer 7S", plain.rules)) == (Refusal.NO_TRANSFER,
+                                                                        "these rules have no transfer")
+    capped = position(rules.replace(max_attacks=1, max_attacks_early=1), ["7H AS KS", "7S 8H QD JC", "9H 10S JD"],
+                      "6C")
+    act(capped, "attack 7H")
+    assert capped.refusal(encode_action("transfer 7S", rules)) == (Refusal.NO_TRANSFER, "the cap leaves no room "
+                                                                                         "for the transferring card")
 
 
 def test_raw_env_refuses_illegal_actions_and_actions_after_the_end():

@@ -59,13 +59,12 @@ def to_answer(game: Game) -> int:
 
 
 def no_transfer(game: Game) -> str | None:
-    """Why the defender may not transfer now, or None when it may.  Seed 002: "a defender who has not beaten
-    anything yet may pass the attack on by adding a card of the same rank. The next player then defends against
-    all of them, as long as they hold enough cards to cover every one." """
+    """Why the defender, answering an attack (``defending``: it has not said take), may not transfer now, or None
+    when it may.  Seed 002: "a defender who has not beaten anything yet may pass the attack on by adding a card of
+    the same rank. The next player then defends against all of them, as long as they hold enough cards to cover
+    every one." """
     if not game.rules.transfer:
         return "these rules have no transfer"
-    if game.taking:
-        return "the defender has said take"
     if game.open_count != len(game.attacks):
         return "a transfer comes before beating anything, and a card is beaten"
     total = len(game.attacks) + 1
