@@ -735,6 +735,20 @@ inline void rule_features(const Rules& r, float* out) {
     out[k++] = r.max_bouts >= 0;
 }
 
+// BYTE_FLOATS[b]: the eight bits of b, lowest first, as 0.0f / 1.0f (a card plane is written a byte at a time).
+struct ByteFloats {
+    float f[256][8];
+    ByteFloats() {
+        for (int b = 0; b < 256; ++b)
+            for (int k = 0; k < 8; ++k) f[b][k] = static_cast<float>(b >> k & 1);
+    }
+};
+
+inline const ByteFloats& byte_floats() {
+    static const ByteFloats t;
+    return t;
+}
+
 // A set of cards with bit i = the layout's slot i (the deck's cards run in id order, a suit at a time).
 inline Mask by_slot(Mask cards, const Layout& lay) {
     if (lay.low == 0) return cards;
@@ -743,18 +757,19 @@ inline Mask by_slot(Mask cards, const Layout& lay) {
     return out;
 }
 
-// ObservationEncoder._write: ``seat``'s observation of ``g`` into out[0 .. observation_size), slice after slice in
-// the layout's order.  The vector is cleared first and a card plane writes its cards' slots alone: a plane holds
-// a few cards of its 24-52 slots.
+// ObservationEncoder._write: ``seat``'s observation of ``g`` into out[0 .. observation_size), slice after slice.
 inline void encode(const Game& g, int seat, bool universal, float* out) {
     const Rules& r = g.rules;
     const int n = g.n, seats = universal ? MAX_PLAYERS : n;
     const Layout lay = Layout::of(universal ? 52 : r.deck_size);
     const int d = lay.deck;
-    std::memset(out, 0, sizeof(float) * observation_size(r, universal));
-    auto plane = [d](float* o, Mask cards, const Layout& layout) {
-        for (Mask slots = by_slot(cards, layout); slots; slots &= slots - 1) o[lowest(slots)] = 1.0f;
-        return o + d;
+    const ByteFloats& bytes = byte_floats();
+    // A card plane, eight slots at a time: the last byte's spare floats land where the next slice begins, and
+    // that slice (written after, always) overwrites them.
+    auto plane = [&bytes, d](float* o, Mask cards, const Layout& layout) {
+        Mask slots = by_slot(cards, layout);
+        for (int slot = 0; slot < d; slot += 8, o += 8) std::memcpy(o, bytes.f[slots >> slot & 0xff], sizeof(float) * 8);
+        return o - (((d + 7) & ~7) - d);
     };
     Mask open = 0, beaten = 0, defence = 0, next_to_beat = 0;
     for (int i = 0; i < g.na; ++i) {
