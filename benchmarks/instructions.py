@@ -74,7 +74,38 @@ AecRunner(lambda: durak_env.raw_env(rules=sys.argv[1]), lean=True).burst(int(sys
 import durak_env.engine.game
 print(durak_env.engine.game.__file__)
 """
-WORKLOADS = {"vector": VECTOR, "aec": AEC}
+LOOP = SITE + """
+import sys
+import numpy as np
+from pettingzoo import AECEnv
+sys.path.insert(0, sys.argv[4])
+from bench import AecRunner  # the loop bench.py times, over an environment that does nothing
+
+
+class Still(AECEnv):
+    \"\"\"The same observation every time, always one agent's turn (PettingZoo's own ``agent_iter``): what remains
+    is the caller's loop.\"\"\"
+
+    def __init__(self):
+        mask = np.zeros(110, np.int8)
+        mask[[3, 7, 9]] = 1
+        self.done = ({"observation": np.zeros(309, np.float32), "action_mask": mask}, 0.0, False, False, {})
+        self.agents, self.agent_selection = ["player_0"], "player_0"
+
+    def reset(self, seed=None):
+        pass
+
+    def last(self):
+        return self.done
+
+    def step(self, action):
+        pass
+
+
+AecRunner(Still, lean=True).burst(int(sys.argv[3]))
+print("loop")
+"""
+WORKLOADS = {"vector": VECTOR, "aec": AEC, "loop": LOOP}
 
 
 def instructions(workload: str, rules: str, envs: int, steps: int, engine_file: str, build: str | None = None) -> int:
@@ -110,7 +141,8 @@ def instructions(workload: str, rules: str, envs: int, steps: int, engine_file: 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="instructions per environment decision, by callgrind")
     p.add_argument("--env", choices=sorted(WORKLOADS), default="vector",
-                   help="the vector core (VectorGames, default) or the AEC environment (raw_env)")
+                   help="the vector core (VectorGames, default), the AEC environment (raw_env), or the loop that "
+                        "drives it alone over an environment that does nothing (what --env aec spends outside it)")
     p.add_argument("--rules", default="podkidnoy", help="rules preset (default podkidnoy)")
     p.add_argument("--envs", type=int, default=256, help="deals stepped together (default 256)")
     p.add_argument("--steps", type=int, default=40, help="steps counted (default 40)")
@@ -133,10 +165,13 @@ def main(argv: list[str] | None = None) -> int:
             engine_file, kind = native._native.__file__, "native"
     if args.build:
         engine_file, kind = args.build, f"the build in {args.build}"
+    if args.env == "loop":
+        engine_file, kind = "loop", "no environment"
     base = instructions(args.env, args.rules, args.envs, 0, engine_file, args.build)
     total = instructions(args.env, args.rules, args.envs, args.steps, engine_file, args.build)
     decisions = args.envs * args.steps if args.env == "vector" else args.steps
-    where = f"{args.envs} deals, {args.steps} steps" if args.env == "vector" else f"raw_env(), {args.steps} decisions"
+    where = (f"{args.envs} deals, {args.steps} steps" if args.env == "vector"
+             else f"{'raw_env()' if args.env == 'aec' else 'the loop'}, {args.steps} decisions")
     print(f"{(total - base) / decisions:,.0f} instructions per decision ({kind}: {engine_file}; {args.rules}, "
           f"{where})")
     return 0
