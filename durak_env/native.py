@@ -136,7 +136,7 @@ class NativeGame:
     the native engine is built (``new_game``).
 
     It plays (``step``, ``play_unchecked``, ``play_forced``), answers ``legal_actions``, ``to_act`` and ``result``
-    natively, and writes observations and masks natively (``observation``, ``action_mask``).  The stored facts
+    natively, and writes observations and masks natively (``observe``).  The stored facts
     (``hands``, ``attacks``...) are read from the native game once per position; views, snapshots and a refused
     move's words come from the reference engine, through a copy assembled from those facts (``reference``), so
     that a refusal says exactly what the reference says.  Anything else a reader asks of a game is answered by that
@@ -279,29 +279,14 @@ class NativeGame:
     def clone(self) -> "NativeGame":
         return NativeGame(self.rules, self.core.clone())
 
-    def observation(self, seat: int) -> np.ndarray:
-        """``ObservationEncoder(rules).encode_game(game, seat)``, written natively into a fresh array."""
-        out = self._fresh_observation()
-        self.core.encode(seat, False, out)
-        return out
-
-    def _fresh_observation(self) -> np.ndarray:
-        """An array for an observation in these rules' own layout."""
+    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``seat``'s observation and legal-action mask in the rules' own layout (``ObservationEncoder(rules)``'s
+        ``encode_game`` and ``mask_game``), written in one native call into fresh arrays."""
         if not self._size:
             self._size = _SIZES.get(self.rules) or _SIZES.setdefault(self.rules, ObservationEncoder(self.rules).size)
-        return np.empty(self._size, np.float32)
-
-    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(observation(seat), action_mask(seat))`` in one native call, each a fresh array."""
-        obs, mask = self._fresh_observation(), np.empty(self.layout.size, np.int8)
+        obs, mask = np.empty(self._size, np.float32), np.empty(self.layout.size, np.int8)
         self.core.observe(seat, obs, mask)
         return obs, mask
-
-    def action_mask(self, seat: int) -> np.ndarray:
-        """``ObservationEncoder(rules).mask_game(game, seat)``: the legal moves where ``seat`` is to act."""
-        mask = np.empty(self.layout.size, np.int8)
-        self.core.mask(seat, mask)
-        return mask
 
 
 _SIZES: dict[Rules, int] = {}

@@ -304,10 +304,6 @@ NB_MODULE(_native, m) {
                 throw std::invalid_argument("the observation array has the wrong size");
             encode(g, seat, universal, out.data());
         }, nb::arg("seat"), nb::arg("universal"), nb::arg("out").noconvert())
-        .def("mask", [](Game& g, int seat, Column<int8_t> out) {
-            if (out.shape(0) != static_cast<size_t>(g.lay.size())) throw std::invalid_argument("the mask has the wrong size");
-            write_mask(g, seat, out.data());
-        }, nb::arg("seat"), nb::arg("out").noconvert())
         .def("observe", [](Game& g, int seat, Column<float> obs, Column<int8_t> mask) {
             // encode and mask in one call (the AEC environment's observe): the observation in the rules' own
             // layout and the legal moves where ``seat`` is to act.

@@ -48,7 +48,7 @@ def digests() -> dict[str, str]:
                     h.update(repr((game.to_act, legal, game.next_in(np.int64(game.to_act)))).encode())
                     for seat in range(players):
                         if isinstance(game, NativeGame):
-                            obs, mask = game.observation(seat), game.action_mask(seat)
+                            obs, mask = game.observe(seat)
                         else:
                             obs, mask = enc.encode_game(game, seat), enc.mask_game(game, seat)
                         h.update(obs.tobytes())
