@@ -20,6 +20,8 @@ import sysconfig
 import time
 from pathlib import Path
 
+import numpy
+
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "native-mutants"
 
@@ -78,7 +80,7 @@ def nanobind_object() -> Path:
 def flags(nb: Path) -> list[str]:
     return ["-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-fno-strict-aliasing", "-DNDEBUG",
             "-DNB_COMPACT_ASSERTIONS", f"-I{sysconfig.get_paths()['include']}", f"-I{nb / 'include'}",
-            f"-I{nb / 'ext' / 'robin_map' / 'include'}"]
+            f"-I{nb / 'ext' / 'robin_map' / 'include'}", f"-I{numpy.get_include()}"]
 
 
 def build(source: str, nb_obj: Path) -> None:

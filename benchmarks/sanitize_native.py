@@ -20,6 +20,8 @@ import sysconfig
 import time
 from pathlib import Path
 
+import numpy
+
 ROOT = Path(__file__).resolve().parent.parent
 TREE = ROOT / "build" / "sanitize"
 TESTS = ["tests/test_native.py", "tests/test_vector.py", "tests/test_mcts.py", "tests/test_training.py"]
@@ -43,7 +45,7 @@ def build() -> None:
     flags = ["-std=c++17", "-O1", "-g", "-fPIC", "-shared", "-fsanitize=address,undefined",
              "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-fvisibility=hidden",
              "-fno-strict-aliasing", "-DNB_COMPACT_ASSERTIONS", f"-I{sysconfig.get_paths()['include']}",
-             f"-I{nb / 'include'}", f"-I{nb / 'ext' / 'robin_map' / 'include'}"]
+             f"-I{nb / 'include'}", f"-I{nb / 'ext' / 'robin_map' / 'include'}", f"-I{numpy.get_include()}"]
     subprocess.run(["g++", *flags, str(TREE / "native" / "module.cpp"), str(nb / "src" / "nb_combined.cpp"), "-o",
                     str(TREE / "durak_env" / f"_native{suffix}")], check=True)
 

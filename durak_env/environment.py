@@ -143,18 +143,17 @@ class DurakEnv(AECEnv):
 
     def _after_move(self) -> None:
         """Forced moves, the infos that report them, the end of the deal or the next agent."""
-        game, auto = self.game, []
+        game, forced = self.game, []
         limit = sys.maxsize if self.max_moves is None else self.max_moves
         if self.auto_play_forced:
-            agents = self.possible_agents
-            self.moves, end = settle(game, self.moves, limit,
-                                     on_move=lambda seat, action, _: auto.append((agents[seat], action)))
+            self.moves, end = settle(game, self.moves, limit, played=forced)
         else:
             end = ending(game, self.moves, limit)
-        if auto or self._told:  # the infos change only when there is something (new) to report
+        if forced or self._told:  # the infos change only when there is something (new) to report
+            agents = self.possible_agents
             for a in self.agents:
-                self.infos[a] = {"auto_played": list(auto)}
-            self._told = bool(auto)
+                self.infos[a] = {"auto_played": [(agents[seat], action) for seat, action in forced]}
+            self._told = bool(forced)
         if end == ENDED:
             for a, r in zip(self.possible_agents, game.result.rewards()):
                 self.rewards[a] = r

@@ -139,19 +139,25 @@ class NativeGame:
     natively, and writes observations and masks natively (``observe``).  The stored facts
     (``hands``, ``attacks``...) are read from the native game once per position; views, snapshots and a refused
     move's words come from the reference engine, through a copy assembled from those facts (``reference``), so
-    that a refusal says exactly what the reference says.  Anything else a reader asks of a game is answered by that
-    copy too.  Read-only: change a position through moves, or build a reference ``Game``."""
+    that a refusal says exactly what the reference says.  Every other public name of ``Game`` (``cap``,
+    ``throwers``, ``next_in``...) is answered by that copy too (``_by_reference``, below the class): named, not
+    through ``__getattr__``, which would slow every attribute read of the AEC environment's step.  Read-only:
+    change a position through moves, or build a reference ``Game``."""
 
-    __slots__ = ("rules", "n", "layout", "core", "to_act", "_read", "_reference", "_result", "_size", *_FACT_NAMES)
+    __slots__ = {
+        "rules": "The deal's rules.", "n": "Its seats.", "layout": "Its actions' layout.", "core": "The native game.",
+        "to_act": "The seat the position waits on, -1 once the deal is over (kept here: read on every step).",
+        "observe": "observe(seat) -> (observation, mask): ``seat``'s observation and legal-action mask in the rules' "
+                   "own layout (``ObservationEncoder(rules)``'s ``encode_game`` and ``mask_game``), written in one "
+                   "native call into fresh arrays.  The native game's own method: no Python call on the way.",
+        "_facts": None, "_reference": None, "_result": None}
 
     def __init__(self, rules: Rules, core: Any):
         self.rules, self.n, self.core = rules, rules.num_players, core
         self.to_act: int = core.to_act
-        """The seat the position waits on, -1 once the deal is over (kept here: read on every step)."""
+        self.observe = core.observe
         self.layout = layout_for(rules.deck_size)
-        self._size = 0  # the observation's, when first written
-        self._read = False  # whether the facts' slots hold this position's facts
-        self._reference = self._result = None
+        self._facts = self._reference = self._result = None  # read of this position, when first asked for
 
     @classmethod
     def deal(cls, rules: Rules, seed: Any, first_seat: Any = 0) -> "NativeGame | Game":
@@ -172,11 +178,7 @@ class NativeGame:
         """After a move: the seat to act now (-1 once the deal is over), and what was read of the position before
         it forgotten."""
         self.to_act = to_act
-        if self._read:
-            for name in _FACT_NAMES:
-                delattr(self, name)
-            self._read = False
-        self._reference = self._result = None
+        self._facts = self._reference = self._result = None
 
     # ----- playing ------------------------------------------------------------------------
     def step(self, action: Any, seat: Any = None) -> None:
@@ -185,7 +187,8 @@ class NativeGame:
         if seat is None and (type(action) is int or isinstance(action, np.integer)) and -2**63 <= action < 2**63:
             to_act = self.core.try_play(int(action))
             if to_act != -2:
-                self._moved(to_act)
+                self.to_act = to_act  # _moved, inline: the AEC environment's every step
+                self._facts = self._reference = self._result = None
                 return
         reference = self.reference()
         reference.step(action, seat)  # raises IllegalAction, as it must: the native engine did not find it legal
@@ -224,8 +227,10 @@ class NativeGame:
         return self.core.limit
 
     def facts(self) -> dict[str, Any]:
-        """The stored facts as the reference holds them (``Game.assemble``'s names)."""
-        return self.core.facts()
+        """The stored facts as the reference holds them (``Game.assemble``'s names), read once per position."""
+        if self._facts is None:
+            self._facts = self.core.facts()
+        return self._facts
 
     def reference(self) -> Game:
         """The reference engine's copy of this position (assembled once per position)."""
@@ -234,16 +239,6 @@ class NativeGame:
             game.last_bout = self.last_bout
             self._reference = game
         return self._reference
-
-    def __getattr__(self, name: str) -> Any:
-        """A stored fact (``hands``, ``attacks``...: every one is read into its slot at the first asked for, once
-        per position), or what else a reader asks of a game (``cap``, ``throwers``...): the reference copy's."""
-        if name in _FACT_NAMES and not self._read:
-            for fact, value in self.core.facts().items():
-                setattr(self, fact, value)
-            self._read = True
-            return getattr(self, name)
-        return getattr(self.reference(), name)
 
     @property
     def trump(self) -> int:
@@ -279,18 +274,20 @@ class NativeGame:
     def clone(self) -> "NativeGame":
         return NativeGame(self.rules, self.core.clone())
 
-    def observe(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """``seat``'s observation and legal-action mask in the rules' own layout (``ObservationEncoder(rules)``'s
-        ``encode_game`` and ``mask_game``), written in one native call into fresh arrays."""
-        if not self._size:
-            self._size = _SIZES.get(self.rules) or _SIZES.setdefault(self.rules, ObservationEncoder(self.rules).size)
-        obs, mask = np.empty(self._size, np.float32), np.empty(self.layout.size, np.int8)
-        self.core.observe(seat, obs, mask)
-        return obs, mask
+
+def _fact(name: str) -> property:
+    return property(lambda game: game.facts()[name], doc=f"The stored fact ``{name}`` (``Game.assemble``'s).")
 
 
-_SIZES: dict[Rules, int] = {}
-"""The observation size of each rule set a native game was made for."""
+def _by_reference(name: str) -> property:
+    return property(lambda game: getattr(game.reference(), name), doc=f"``Game.{name}``, of the reference copy.")
+
+
+for _name in _FACT_NAMES:
+    setattr(NativeGame, _name, _fact(_name))
+for _name in sorted({*Game.__slots__, *vars(Game)} - set(vars(NativeGame))):
+    if not _name.startswith("_") and not isinstance(vars(Game).get(_name), (classmethod, staticmethod)):
+        setattr(NativeGame, _name, _by_reference(_name))
 
 
 def new_game(rules: Rules, seed: Any = None, first_seat: Any = 0) -> "NativeGame | Game":

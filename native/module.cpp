@@ -7,6 +7,11 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/vector.h>
 
+// numpy's C API makes the AEC environment's fresh observation arrays (Game.observe): a fraction of what
+// numpy.empty costs from Python, and no array to check on the way in.
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -168,6 +173,7 @@ static void write_mask(Game& g, int seat, int8_t* out) {
 
 NB_MODULE(_native, m) {
     m.doc() = "The native Durak engine and vector core; durak_env.native is its Python face.";
+    if (_import_array() < 0) throw nb::python_error();
     m.attr("MAX_ACTIONS") = MAX_ACTIONS;
 
     nb::class_<Game>(m, "Game")
@@ -304,16 +310,19 @@ NB_MODULE(_native, m) {
                 throw std::invalid_argument("the observation array has the wrong size");
             encode(g, seat, universal, out.data());
         }, nb::arg("seat"), nb::arg("universal"), nb::arg("out").noconvert())
-        .def("observe", [](Game& g, int seat, Column<float> obs, Column<int8_t> mask) {
-            // encode and mask in one call (the AEC environment's observe): the observation in the rules' own
-            // layout and the legal moves where ``seat`` is to act.
+        .def("observe", [](Game& g, int seat) {
+            // The AEC environment's observe: ``seat``'s observation in the rules' own layout and its legal-move
+            // mask, in two fresh arrays (callers keep them: replay buffers).
             if (seat < 0 || seat >= g.n) throw std::invalid_argument("seat out of range");
-            if (obs.shape(0) != static_cast<size_t>(observation_size(g.rules, false)))
-                throw std::invalid_argument("the observation array has the wrong size");
-            if (mask.shape(0) != static_cast<size_t>(g.lay.size())) throw std::invalid_argument("the mask has the wrong size");
-            encode(g, seat, false, obs.data());
-            write_mask(g, seat, mask.data());
-        }, nb::arg("seat"), nb::arg("obs").noconvert(), nb::arg("mask").noconvert());
+            npy_intp obs_size = observation_size(g.rules, false), mask_size = g.lay.size();
+            nb::object obs = nb::steal(PyArray_SimpleNew(1, &obs_size, NPY_FLOAT32));
+            if (!obs.is_valid()) throw nb::python_error();
+            nb::object mask = nb::steal(PyArray_SimpleNew(1, &mask_size, NPY_INT8));
+            if (!mask.is_valid()) throw nb::python_error();
+            encode(g, seat, false, static_cast<float*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(obs.ptr()))));
+            write_mask(g, seat, static_cast<int8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(mask.ptr()))));
+            return nb::make_tuple(obs, mask);
+        }, nb::arg("seat"));
 
     m.def("random_moves", [](const std::vector<int>& rules, int64_t deals, uint64_t seed) {
         Rules r = rules_from(rules);

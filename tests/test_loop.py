@@ -81,9 +81,8 @@ def test_settle_plays_the_forced_moves_and_says_how_the_deal_stands():
             break
     expected = game.clone().play_forced()
     heard = []
-    total, end = settle(game, moves, MOVE_LIMIT,
-                        on_move=lambda seat, action, forced: heard.append((seat, action, forced)))
-    assert heard == [(seat, action, True) for seat, action in expected] and total == moves + len(expected)
+    total, end = settle(game, moves, MOVE_LIMIT, played=heard)
+    assert heard == expected and expected and total == moves + len(expected)
     assert end == (ENDED if game.is_over else PLAYING) and (game.is_over or len(game.legal_actions()) > 1)
     assert ending(game, total, total) == (ENDED if game.is_over else CUT)  # at the limit: cut off, unless over
     assert ending(game, total, total + 1) == (ENDED if game.is_over else PLAYING)
@@ -95,9 +94,14 @@ def test_settle_with_bots_stops_at_the_learners_choice_or_the_limit():
     assert game.to_act == 1
     moves, end = settle(game, 0, MOVE_LIMIT, seated([bot.act, bot.act]), until=lambda g: g.to_act == 0)
     assert end == PLAYING and game.to_act == 0 and len(game.legal_actions()) > 1 and moves > 0
-    game = Game(Rules(), seed=2)
-    moves, end = settle(game, 97, 100, seated([bot.act, bot.act]), until=lambda g: False)
+    game, played = Game(Rules(), seed=2), []
+    replay = game.clone()
+    moves, end = settle(game, 97, 100, seated([bot.act, bot.act]), until=lambda g: False, played=played)
     assert (moves, end) == (100, CUT) and not game.is_over
+    assert len(played) == 3 and [seat for seat, _ in played][0] == 1  # every move played, bots' and forced alike
+    for seat, action in played:
+        assert replay.to_act == seat
+        replay.step(action)
     game = Game(Rules(), seed=2)
     moves, end = settle(game, 0, MOVE_LIMIT, seated([bot.act, bot.act]), until=lambda g: False)
     assert end == ENDED and game.is_over

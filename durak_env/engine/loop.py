@@ -91,21 +91,20 @@ def ending(game: Deal, moves: int, limit: int) -> int:
 
 
 def settle(game: Deal, moves: int, limit: int, choose: Chooser | None = None,
-           until: Callable[[Deal], bool] | None = None,
-           on_move: Callable[[int, int, bool], None] | None = None) -> tuple[int, int]:
+           until: Callable[[Deal], bool] | None = None, played: list[tuple[int, int]] | None = None) -> tuple[int, int]:
     """The end of an environment's step, after a move that made the deal's count ``moves``: play the forced
     moves, and with ``choose`` every other move too until ``until`` holds at a real choice (bots in the
-    other seats, the learner's turn), never past ``limit`` moves in all; ``on_move`` hears of each move.
-    Returns the deal's moves so far and its ``ending``: every environment cuts a deal off at exactly
-    ``limit`` moves, forced ones counted."""
+    other seats, the learner's turn), never past ``limit`` moves in all; ``played`` (a list) gets the
+    ``(seat, action)`` of each move played here.  Returns the deal's moves so far and its ``ending``: every
+    environment cuts a deal off at exactly ``limit`` moves, forced ones counted."""
     if choose is None:
-        forced = game.play_forced(max(0, limit - moves))
-        if on_move is not None:
-            for seat, action in forced:
-                on_move(seat, action, True)
+        forced = game.play_forced(limit - moves if moves < limit else 0)
+        if played is not None:
+            played += forced
         moves += len(forced)
     else:
-        moves += play(game, choose, until=until, on_move=on_move, limit=max(0, limit - moves))
+        heard = None if played is None else lambda seat, action, _: played.append((seat, action))
+        moves += play(game, choose, until=until, on_move=heard, limit=max(0, limit - moves))
     return moves, ending(game, moves, limit)
 
 
