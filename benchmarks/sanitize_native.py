@@ -1,7 +1,7 @@
 """The native engine's tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 
-    python benchmarks/sanitize_native.py                       # the native, vector and search tests
-    python benchmarks/sanitize_native.py tests/test_env.py     # other tests
+    python benchmarks/sanitize_native.py                       # the native, AEC, vector and search tests
+    python benchmarks/sanitize_native.py tests/test_loop.py    # other tests
 
 Builds ``durak_env._native`` with gcc's ``-fsanitize=address,undefined`` (an error stops the process) into a copy
 of the files git tracks under build/sanitize/, and runs the tests there with the sanitizer's runtime preloaded
@@ -24,7 +24,7 @@ import numpy
 
 ROOT = Path(__file__).resolve().parent.parent
 TREE = ROOT / "build" / "sanitize"
-TESTS = ["tests/test_native.py", "tests/test_vector.py", "tests/test_mcts.py", "tests/test_training.py"]
+TESTS = ["tests/test_native.py", "tests/test_env.py", "tests/test_vector.py", "tests/test_mcts.py", "tests/test_training.py"]
 
 
 def copy_tree() -> None:
