@@ -4,7 +4,7 @@
     python3 .ci/readme_commands.py main     # prints the command, as a user would type it
     python3 .ci/readme_commands.py tests
 
-``.ci/run`` runs what this prints, so a README edit that breaks a command fails CI, and tests/test_readme.py
+``.ci/run`` runs what this prints, so a README edit that breaks a command fails CI, and tests/test_docs.py
 checks that the block holds exactly these two."""
 
 import re

@@ -9,7 +9,7 @@ card, and the trump it was about to spend is the only trump left in its hand, it
 picks up the whole table instead. Holding two trumps switches the brake off".
 
 Where seed 004 is silent (its game has two players, no transfer and no throwing in
-after a take), the natural extensions, documented in the README:
+after a take), the natural extensions, documented in docs/bots.md:
 
 * cards of equal rank keep suit order C, D, H, S (004's list is a stable sort);
 * transfer: it passes the attack on with its lowest plain card of the attack's rank

@@ -1,6 +1,6 @@
 """Strength of each shipped bot at the table it was made for, next to every baseline at the same table.
 
-    python benchmarks/families.py                                   # every family, the README's figures
+    python benchmarks/families.py                                   # every family, docs/shipped-bots.md's figures
     python benchmarks/families.py --family perevodnoy --games 2000 --slow-games 300
 
 For each family (podkidnoy 2p, perevodnoy 2p, seed001-transfer 3p, seed003 4p) every candidate sits at
@@ -150,7 +150,7 @@ def main() -> int:
         results[-1]["minutes"] = round((time.time() - began) / 60)
     old = json.loads(Path(args.out + ".json").read_text()) if Path(args.out + ".json").exists() else {}
     merged = {**old.get("families", {}), **{r["family"]: r for r in results}}
-    merged = {name: merged[name] for name in FAMILIES if name in merged}  # the README's order
+    merged = {name: merged[name] for name in FAMILIES if name in merged}  # docs/shipped-bots.md's order
     Path(args.out + ".json").write_text(json.dumps({"families": merged}, indent=1))
     Path(args.out + ".md").write_text(markdown(list(merged.values())))
     print(f"families: ended after every row of {len(families)} families ({args.games:,} games a fast row, "

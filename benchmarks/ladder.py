@@ -16,7 +16,7 @@ below it: the 100,000-playout rung takes about 8 s a move.  Ratings are the Brad
 fit over every game played (a draw counts half to each side), on the Elo scale (400 points: 10 to 1 odds),
 random fixed at 1000; the interval is two standard errors from the fit's information.  Times are for whatever
 engine runs this script: run it with the wheel installed (``pip install .``, which compiles the engine) for the
-figures the README quotes.
+figures the README and docs/bots.md quote.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The README's strength table: every baseline against every other in 2-player 36-card podkidnoy.
+"""The strength table (docs/bots.md): every baseline against every other in 2-player 36-card podkidnoy.
 
     python benchmarks/strength.py --games-per-bot 2000
 

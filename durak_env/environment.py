@@ -34,6 +34,7 @@ from .engine.actions import layout_for
 from .engine.checks import is_integer
 from .engine.game import Game
 from .engine.loop import CUT, ENDED, MOVE_LIMIT, ending, settle
+from .engine.refusal import Refusal
 from .engine.render import render
 from .engine.rules import Rules
 from .engine.view import SeatView
@@ -208,12 +209,14 @@ def raw_env(rules: Rules | dict | str | None = None, render_mode: str | None = N
 
 
 class ClassicWrapper(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's classic wrapping in one layer: what ``TerminateIllegalWrapper(illegal_reward=-1)``,
-    ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` do stacked (an illegal action ends the game
-    with -1 for the seat that tried it, an action outside the space is an assertion, calls before
-    ``reset`` are refused), without three levels of attribute forwarding on every call.  It is an
-    ``OrderEnforcingWrapper``, so PettingZoo's checks and ``unwrapped`` see what they expect;
-    tests/test_env.py plays it against the three-wrapper stack move for move."""
+    """PettingZoo's classic wrapping in one layer: what ``TerminateIllegalWrapper(illegal_reward=-1)`` and
+    ``OrderEnforcingWrapper`` do stacked (an illegal action ends the game with -1 for the seat that tried it,
+    calls before ``reset`` are refused), without levels of attribute forwarding on every call.  An action that
+    is no action at all (``8.7``, ``True``, ``"3"``, an index past the layout) is refused as an illegal one, where
+    PettingZoo's ``AssertOutOfBoundsWrapper`` would raise an AssertionError: every refusal reaches the seat's
+    infos as the engine says it, ``infos[agent]["refusal"]`` (its ``Refusal`` code) and ``["refusal_reason"]``
+    (its words), with ``["illegal_action"]``.  It is an ``OrderEnforcingWrapper``, so PettingZoo's checks and
+    ``unwrapped`` see what they expect; tests/test_env.py plays it against PettingZoo's own stack move for move."""
 
     def __init__(self, env: "DurakEnv", illegal_reward: float = -1):
         super().__init__(env)
@@ -240,22 +243,24 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
             return
         self._has_updated = True
         agent = raw.agent_selection
-        dead = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
-        if dead:
+        if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(action)
-        elif action not in raw.game.legal_actions() or isinstance(action, (bool, np.bool_)):
-            EnvLogger.warn_on_illegal_move()
-            raw._cumulative_rewards[agent] = 0
-            raw.terminations = dict.fromkeys(raw.agents, True)
-            raw.truncations = dict.fromkeys(raw.agents, True)
-            raw.rewards = dict.fromkeys(raw.truncations, 0)
-            raw.rewards[agent] = float(self._illegal_value)
-            raw._accumulate_rewards()
-            raw._deads_step_first()
-            self._terminated = True
-        else:
+            return
+        if is_integer(action) and action in raw.game.legal_actions():
             raw.step(action)
+            return
+        code, why = raw.game.refusal(action) or (Refusal.NOT_LEGAL, "")
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw.infos[agent] = {**raw.infos[agent], "illegal_action": action, "refusal": code,
+                            "refusal_reason": why}
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
 
 
 def env(rules: Rules | dict | str | None = None, render_mode: str | None = None, **kwargs: Any):

@@ -16,7 +16,7 @@ Observations and actions are the AEC environment's: ``{"observation": float32,
 ``info["action_mask"]`` and ``action_masks()`` (sb3-contrib's convention).  The
 reward comes at the end: the learner's ``Result.rewards()`` entry.  An illegal
 action ends the episode with -1 (``illegal_action="lose"``, what unmasked
-learners need; ``info["refusal"]`` says why, a ``Refusal`` code) or raises
+learners need; ``info["refusal"]`` says why, a ``Refusal`` code, and ``info["refusal_reason"]`` in words) or raises
 ``IllegalAction`` (its ``code`` says why) and changes nothing (``"raise"``).
 """
 
@@ -31,7 +31,7 @@ from gymnasium import spaces
 
 from .engine.actions import layout_for
 from .engine.checks import is_integer
-from .engine.game import Game, IllegalAction
+from .engine.game import Game
 from .engine.loop import CUT, ENDED, MOVE_LIMIT, PLAYING, seated, settle
 from .engine.refusal import Refusal
 from .engine.render import render
@@ -111,19 +111,14 @@ class DurakGymEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self._ending != PLAYING or self._lost_by_illegal:
             raise RuntimeError("the episode is over; call reset()")
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalAction(f"action must be an integer index, got {action!r}", action,
-                                tuple(game.legal_actions()), Refusal.NOT_AN_ACTION) from None
-        if action not in game.legal_actions():
+        if not is_integer(action) or action not in game.legal_actions():  # 8.7 is no action: never played as 8
             if self.illegal_action == "raise":
-                game.step(action)  # raises IllegalAction saying what is legal; the game is unchanged
+                game.step(action)  # raises IllegalAction saying why and what is legal; the game is unchanged
             self._lost_by_illegal = True
             obs = self._observation()
             info = self._info()
             info["illegal_action"] = action
-            info["refusal"] = (game.refusal(action) or (Refusal.NOT_LEGAL, ""))[0]
+            info["refusal"], info["refusal_reason"] = game.refusal(action) or (Refusal.NOT_LEGAL, "")
             return obs, -1.0, True, False, info
         game.step(action)
         self._play_others(self.moves + 1)

@@ -77,7 +77,7 @@ def _play_until(game, stop, seed=0):
 
 def test_refusals_say_the_game_is_over_or_that_the_index_is_no_action():
     """Bad input gets one clear line: a finished deal refuses every move "because the game is over", and an
-    index outside the action layout is "not an action of this layout" (README, the engine's refusals)."""
+    index outside the action layout is "not an action of this layout" (docs/rules.md, the engine's refusals)."""
     import pytest
 
     from durak_env import Game, IllegalAction, decode_action

@@ -201,3 +201,60 @@ def test_the_legal_set_cannot_be_corrupted_by_a_caller():
         legal.append(encode_action("take", game.rules))  # a list here would let a caller make take legal
     with pytest.raises(IllegalAction):
         game.step(encode_action("take", game.rules))
+
+
+NOT_ACTIONS = [8.7, np.float64(3.0), True, np.True_, "3", None, [3]]
+"""Not integers: none may be played as the integer it rounds or converts to (``int(8.7)`` is 8, ``int(True)`` 1)."""
+
+
+@pytest.mark.parametrize("bad", NOT_ACTIONS, ids=repr)
+def test_every_environment_refuses_a_non_integer_action_with_the_engines_code(bad):
+    """Issue 44: "every environment refuses a non-integer action (8.7, True, "3") with the engine's code and
+    words"; the refusal code reaches env()'s infos.  Each is tried where its integer would be legal."""
+    import gymnasium
+
+    from durak_env.vector import DurakVectorEnv, SelfPlayVectorEnv
+
+    raw = durak_env.raw_env()
+    raw.reset(seed=1)
+    before = raw.game.to_dict()
+    with pytest.raises(IllegalAction) as refused:
+        raw.step(bad)
+    assert refused.value.code == Refusal.NOT_AN_ACTION and "not an action" in str(refused.value)
+    assert raw.game.to_dict() == before
+
+    wrapped = durak_env.env()
+    wrapped.reset(seed=1)
+    agent = wrapped.agent_selection
+    wrapped.step(bad)  # PettingZoo's logger says "Illegal move made"
+    info = wrapped.infos[agent]
+    assert info["refusal"] == Refusal.NOT_AN_ACTION and "not an action" in info["refusal_reason"]
+    assert wrapped.rewards[agent] == -1 and wrapped.terminations[agent]
+
+    for mode in ("raise", "lose"):
+        gym = gymnasium.make("durak_env/Durak-v0", opponents="random", illegal_action=mode).unwrapped
+        _, info = gym.reset(seed=1)
+        legal = np.flatnonzero(info["action_mask"])
+        before = gym.game.to_dict()
+        if mode == "raise":
+            with pytest.raises(IllegalAction) as refused:
+                gym.step(bad)
+            assert refused.value.code == Refusal.NOT_AN_ACTION
+        else:
+            _, reward, terminated, _, info = gym.step(bad)
+            assert (reward, terminated, info["refusal"]) == (-1.0, True, Refusal.NOT_AN_ACTION)
+            assert "not an action" in info["refusal_reason"]
+        assert gym.game.to_dict() == before and len(legal)
+
+    selfplay = SelfPlayVectorEnv("podkidnoy", num_envs=2)
+    vector = DurakVectorEnv(num_envs=2, opponents="random")
+    try:
+        selfplay.reset(seed=0)
+        vector.reset(seed=0)
+        for envs in (selfplay, vector):
+            with pytest.raises(IllegalAction) as refused:
+                envs.step(np.array([bad, bad], dtype=object))
+            assert refused.value.code == Refusal.NOT_AN_ACTION
+    finally:
+        selfplay.close()
+        vector.close()

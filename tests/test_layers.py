@@ -19,7 +19,7 @@ LAYERS = [
     ("training and export", "training"),
     ("front ends", "frontends"),
 ]
-"""Low to high (README, "Layout"): a module belongs to the first layer whose package prefixes its name."""
+"""Low to high (docs/architecture.md): a module belongs to the first layer whose package prefixes its name."""
 
 
 def layer_of(module: str) -> int:

@@ -313,7 +313,7 @@ def test_the_shipped_universal_config_names_its_held_out_rules_and_deals_none_of
 
 
 def test_the_shipped_universal_bot_names_the_tables_it_was_dealt_and_held_out_the_configs():
-    """The shipped file says what it never saw: the config's held-out rule sets, which the README's table
+    """The shipped file says what it never saw: the config's held-out rule sets, which docs/shipped-bots.md's table
     marks as held out."""
     bot = load_bot(shipped_bot(family="universal"))
     assert bot.universal and bot.metadata["tables"] == TrainConfig.load("universal").make_tables().to_dict()
