@@ -24,7 +24,7 @@ NEEDS_NUMPY = ("search:net",)
 """Bots that batch the network with numpy, which a browser page (``durak site``) does not have."""
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
              "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]", "trained",
-             "trained:<family>")
+             "trained:<family>", "py:<module>.<Class>")
 BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
@@ -132,6 +132,8 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
 
         path = shipped_bot(rules, arg or None)
         return load_bot(path, seed=seed, rules=rules if rules is not None and not arg else None)
+    if name == "py":
+        return python_bot(arg, seed)
     if Path(spec).suffix in (".onnx", ".pt", ".durak", ".json") or Path(spec).exists():
         from .policy_file import load_bot
 
@@ -139,6 +141,26 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
     raise ValueError(f"unknown bot {spec!r}; bots: {', '.join(BOT_NAMES)}, or an exported policy file")
 
 
+def python_bot(path: str, seed: int | None = None) -> Bot:
+    """``py:<module>.<Class>``: a bot class of your own, from a module on Python's path (``PYTHONPATH``): made with
+    no arguments and reset with ``seed``.  It imports the module you name, as ``python -m`` would; it reads no
+    data file (docs/tutorials/ladder.md)."""
+    import importlib
+
+    module, _, name = path.rpartition(".")
+    if not module or not name:
+        raise ValueError(f"a Python bot is named py:<module>.<Class>, e.g. py:my_bot.LowestCardBot; got py:{path}")
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"py:{path}: {err} (is the module's folder on PYTHONPATH?)") from None
+    bot = cls()
+    if not callable(getattr(bot, "act", None)) or not callable(getattr(bot, "reset", None)):
+        raise ValueError(f"py:{path} is not a bot: it needs act(view) -> action and reset(seed)")
+    bot.reset(seed)
+    return bot
+
+
 __all__ = ["BOT_NAMES", "BUILTIN_BOTS", "LEVELS", "NEEDS_NUMPY", "POLICY_BOTS", "SHIPPED_BOTS", "Bot", "EasyBot",
-           "HeuristicBot", "PolicySearchBot", "RandomBot", "SearchBot", "heuristic_action", "make_bot", "shipped_bot",
-           "trained_for"]
+           "HeuristicBot", "PolicySearchBot", "RandomBot", "SearchBot", "heuristic_action", "make_bot", "python_bot",
+           "shipped_bot", "trained_for"]

@@ -26,7 +26,7 @@ from durak_env.engine.cards import CARDS, cards_of
 from durak_env.engine.game import Game
 from durak_env.engine.loop import MOVE_LIMIT, play
 from durak_env.engine.rules import Rules
-from durak_env.engine.seeds import derive_seed
+from durak_env.engine.seeds import bot_seed, derive_seed
 from durak_env.workers import ignore_interrupts
 
 from . import make_bot
@@ -131,10 +131,12 @@ class Report:
 _BOT_CACHE: dict[tuple, object] = {}
 
 
-def _bot(spec, rules: Rules):
+def _bot(spec, rules: Rules, seat: int):
+    """The bot ``spec`` names for ``seat``: one object a seat, so that two seats of the same bot keep a random
+    stream each (``bot_seed``), as at every other table."""
     if not isinstance(spec, str):
         return spec  # a bot object, played in this process
-    key = (spec, rules)
+    key = (spec, rules, seat)
     bot = _BOT_CACHE.get(key)
     if bot is None:
         bot = _BOT_CACHE[key] = make_bot(spec, rules=rules)
@@ -151,9 +153,9 @@ def play_deal(task: tuple) -> tuple[list[GameRecord], list[float], list[int]]:
     records = []
     for rot in rotations:
         seat_bots = tuple(lineup[(s + rot) % n] for s in range(n))
-        bots = [_bot(specs[b], rules) for b in seat_bots]
+        bots = [_bot(specs[b], rules, s) for s, b in enumerate(seat_bots)]
         for s, bot in enumerate(bots):
-            bot.reset(derive_seed("eval-bot", deal_seed, s))
+            bot.reset(bot_seed(deal_seed, s))
         game = Game(rules, seed=deal_seed)
         deck = " ".join(str(CARDS[c]) for h in game.hands for c in cards_of(h)) + " | " + " ".join(
             str(CARDS[c]) for c in game.stock)

@@ -96,7 +96,7 @@ class SelfPlayVectorEnv:
                for name, (shape, dtype) in shapes.items()}
         views = {name: np.frombuffer(raw[name], dtype=dtype).reshape(shape) for name, (shape, dtype) in shapes.items()}
         bounds = np.linspace(0, self.num_envs, self.workers + 1).astype(int).tolist()
-        self._own = bounds[1]
+        self._own, self._bounds = bounds[1], bounds
         self._local = make_vector_games(self.rules, self._own, max_moves,
                                         arrays={name: view[:self._own] for name, view in views.items()},
                                         engine=self.engine, threads=self.threads)
@@ -135,6 +135,25 @@ class SelfPlayVectorEnv:
             if reply is not None:
                 raise RuntimeError(f"a vector environment worker failed: {reply}")
 
+    def _refuse(self, i: int) -> None:
+        """Raise the IllegalAction that the share holding deal ``i`` gives its action in ``_actions`` (the engine's
+        code and words, as with one process); nothing is played."""
+        share = int(np.searchsorted(self._bounds, i, side="right")) - 1
+        if share == 0:
+            self._local.check(self._actions[:self._own])
+        else:
+            try:
+                self._helpers.send(share - 1, ("check",))
+                refused = self._helpers.receive(share - 1)
+            except WorkerGone:
+                codes = self._helpers.exitcodes()
+                self.close()
+                raise RuntimeError(f"a vector environment worker died (exit codes {codes}); the environment is "
+                                   "closed") from None
+            if isinstance(refused, IllegalAction):
+                raise refused
+        raise AssertionError(f"deal {i}: refused by the mask, but not by its engine")
+
     def reset(self, seed: int | None = None):
         """Deal every game afresh; returns ``(obs, mask, seats)``."""
         local = self._deals()
@@ -153,12 +172,9 @@ class SelfPlayVectorEnv:
                                     f"{np.shape(actions)} of {acts.dtype}", code=Refusal.NOT_AN_ACTION)
             ok = (acts >= 0) & (acts < self.num_actions)
             ok[ok] = self.mask[np.flatnonzero(ok), acts[ok]] == 1
-            if not ok.all():
-                i = int(np.flatnonzero(~ok)[0])
-                raise IllegalAction(f"deal {i}: action {int(acts[i])} is not legal; legal: "
-                                    f"{np.flatnonzero(self.mask[i]).tolist()}", int(acts[i]),
-                                    tuple(np.flatnonzero(self.mask[i]).tolist()))
             self._actions[:] = acts
+            if not ok.all():
+                self._refuse(int(np.flatnonzero(~ok)[0]))
             # Checked here against the mask, for every share: the deals play the actions unchecked.
             self._together(("step",), lambda: local.play(self._actions[:self._own].tolist()))
         return self.obs, self.mask, self.seats, self.rewards, self.ended, self.truncated
@@ -207,6 +223,12 @@ def _helper(conn, rules_dict: dict, num_envs: int, lo: int, hi: int, max_moves: 
         try:
             if message[0] == "reset":
                 games.reset(message[1])
+            elif message[0] == "check":  # an action the mask refused: the engine's refusal, for the parent to raise
+                try:
+                    games.check(actions)
+                except IllegalAction as refused:
+                    conn.send(refused)  # pickled whole, its code included
+                    continue
             else:
                 games.play(actions.tolist())  # the parent checked them against the mask
             conn.send(None)

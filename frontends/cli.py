@@ -84,7 +84,7 @@ def add_rules_args(p: argparse.ArgumentParser, default: str | None = DEFAULT_PRE
     p.add_argument("--set", action="append", metavar="FIELD=VALUE", help="override a rules field, e.g. transfer=true")
 
 
-def seat_bots(specs: list[str] | None, rules: Rules, seat: int, seed: int | None, extra: dict | None = None):
+def seat_bots(specs: list[str] | None, rules: Rules, seat: int, extra: dict | None = None):
     """Bots for every seat but ``seat`` from ``--opponent`` (one for all, or one per other seat, in seat order),
     with their names; ``extra`` maps names given by ``--bot NAME=PATH`` to files."""
     from baselines import make_bot
@@ -99,9 +99,8 @@ def seat_bots(specs: list[str] | None, rules: Rules, seat: int, seed: int | None
     named = dict(zip(others, specs * (n - 1) if len(specs) == 1 else specs))
     bots, names = [None] * n, ["you"] * n
     for s, spec in named.items():
-        spec = {"search": "search:medium"}.get(spec, spec)
         try:
-            bots[s] = make_bot((extra or {}).get(spec, spec), seed=None if seed is None else seed + s, rules=rules)
+            bots[s] = make_bot((extra or {}).get(spec, spec), rules=rules)  # seeded by each deal: bot_seed
         except ValueError as err:
             raise UsageError(str(err)) from None
         made_for = getattr(bots[s], "rules", None)
@@ -289,7 +288,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .terminal import play_terminal
 
     rules = rules_from_args(args)
-    bots, names = seat_bots(args.opponent, rules, args.seat, args.seed)
+    bots, names = seat_bots(args.opponent, rules, args.seat)
     if args.save:
         from baselines.evaluate import prepare_outputs
 

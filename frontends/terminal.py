@@ -24,6 +24,7 @@ from durak_env.engine.loop import MOVE_LIMIT, play
 from durak_env.engine.record import make_record
 from durak_env.engine.render import describe_bout, describe_result, render
 from durak_env.engine.rules import Rules
+from durak_env.engine.seeds import bot_seed
 from durak_env.engine.view import SeatView
 
 
@@ -88,7 +89,7 @@ def play_game(rules: Rules, opponents: list, seat: int, ask: Callable[[str], str
     names[seat] = "you"
     for s, bot in enumerate(opponents):
         if bot is not None:
-            bot.reset(None if seed is None else seed + s)
+            bot.reset(None if seed is None else bot_seed(seed, s))
     played = moves if moves is not None else []
     bouts_told = [0]
 

@@ -192,3 +192,31 @@ def test_make_bot_names():
     for bad in ("nope", "easy:x", "search:huge", "heuristic:3"):
         with pytest.raises(ValueError):
             make_bot(bad)
+
+
+def test_a_bot_class_of_your_own_by_name(tmp_path, monkeypatch):
+    """``py:<module>.<Class>`` (the ladder tutorial): made, reset with the seed, and playing legal moves; a name that
+    is no bot is refused in one line naming it."""
+    from baselines import make_bot
+
+    (tmp_path / "my_bots.py").write_text(
+        "import random\n"
+        "class Picky:\n"
+        "    def reset(self, seed=None):\n"
+        "        self.rng = random.Random(seed)\n"
+        "    def act(self, view):\n"
+        "        return self.rng.choice(view.legal_actions)\n"
+        "class NotABot:\n"
+        "    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    bot = make_bot("py:my_bots.Picky", seed=3)
+    game = Game(Rules(), seed=1)
+    first = bot.act(game.view(game.to_act))
+    assert first in game.legal_actions()
+    bot.reset(3)
+    assert bot.act(game.view(game.to_act)) == first  # the seed given is the bot's
+    for bad, says in (("py:my_bots.NotABot", "not a bot"), ("py:my_bots.Missing", "Missing"),
+                      ("py:no_such_module.X", "PYTHONPATH"), ("py:Picky", "py:<module>.<Class>")):
+        with pytest.raises(ValueError, match=says) as err:
+            make_bot(bad)
+        assert "\n" not in str(err.value)

@@ -3,8 +3,8 @@ builds with warnings as errors, and every code block of both runs.
 
 Python blocks run as they are, each in a fresh interpreter.  Shell blocks hold commands: every ``durak`` command
 is parsed by the ``durak`` command's own parser (a wrong option or subcommand fails here) and every file of the
-repository it names must exist; every ``python -m ...`` and ``python benchmarks/...`` command is parsed by its
-script's own parser (``--help`` after its arguments); the README's two set-up commands are what CI runs
+repository it names must exist; every ``python -m training...``, ``python benchmarks/...`` and ``python
+docs/tutorials/...`` command is parsed by its script's own parser (``--help`` after its arguments); the README's two set-up commands are what CI runs
 (``.ci/run``).  Any other line must name a program of another project (``pip``, ``ray``...), listed below, so that
 no line goes unchecked by accident.
 """
@@ -88,6 +88,10 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
 
 @pytest.mark.parametrize("page, code", blocks("python"), ids=lambda v: v if v.endswith(".md") else "")
 def test_python_block_runs(page, code, tmp_path):
+    included = re.fullmatch(r'--8<-- "(.+)"\n', code)
+    if included:  # a tutorial's script shown whole: tests/test_tutorials.py runs it
+        assert (ROOT / included.group(1)).is_file() and page.startswith("docs/tutorials/"), page
+        return
     (tmp_path / "configs").symlink_to(ROOT / "configs")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -98,6 +102,8 @@ def test_python_block_runs(page, code, tmp_path):
 def test_shell_command_is_valid(page, words):
     from frontends.cli import build_parser
 
+    while "=" in words[0]:  # VAR=value before the command
+        words = words[1:]
     program = words[0]
     if program == "durak":
         build_parser().parse_args(words[1:])  # argparse exits 2 on a bad option: the test fails
@@ -105,7 +111,7 @@ def test_shell_command_is_valid(page, words):
             if PATHS.match(word) and "<" not in word and "..." not in word:
                 assert (ROOT / word).exists(), f"{page}: {' '.join(words)} names {word}, which is not here"
     elif program in ("python", "python3") and (words[1:2] == ["-m"] and words[2].startswith("training.")
-                                               or words[1].startswith("benchmarks/")):
+                                               or words[1].startswith(("benchmarks/", "docs/tutorials/"))):
         proc = subprocess.run([sys.executable, *words[1:], "--help"], cwd=ROOT, capture_output=True, text=True,
                               timeout=300)
         assert proc.returncode == 0, f"{page}: {' '.join(words)}\n{proc.stderr[-2000:]}"

@@ -52,6 +52,7 @@ def test_the_vector_env_equals_aec_envs_on_the_same_seeds_and_actions(preset, pl
 
 
 def test_an_illegal_action_names_the_deal_and_plays_nothing():
+    why = None
     for workers in (1, 2):
         venv = SelfPlayVectorEnv(num_envs=4, workers=workers)
         try:
@@ -61,9 +62,9 @@ def test_an_illegal_action_names_the_deal_and_plays_nothing():
             actions[2] = int(np.flatnonzero(mask[2] == 0)[0])
             with pytest.raises(IllegalAction, match="deal 2") as err:
                 venv.step(actions)
-            # Why, where the deal is in this process; "not legal" (the mask's word) where a worker holds it.
-            why = venv._deals().games[2].refusal(int(actions[2]))[0] if workers == 1 else Refusal.NOT_LEGAL
-            assert err.value.code == why and why not in (Refusal.NOT_AN_ACTION, None)
+            # Why, as the engine says it: from this process's deal, and the same where a worker holds it.
+            why = why or venv._deals().games[2].refusal(int(actions[2]))[0]
+            assert err.value.code == why and why not in (Refusal.NOT_AN_ACTION, Refusal.NOT_LEGAL, None)
             np.testing.assert_array_equal(venv.obs, before)
             with pytest.raises(IllegalAction, match="4 integer actions"):
                 venv.step([0, 1])
@@ -149,3 +150,31 @@ def test_gymnasium_make_vec_builds_the_batched_env_by_name():
     obs, _ = envs.reset(seed=3)
     assert obs["action_mask"].shape == (5, 110) and (obs["action_mask"].sum(1) > 1).all()
     envs.close()
+
+
+@pytest.mark.parametrize("engine", ["auto", "python"])
+def test_every_worker_refuses_with_the_engines_code_and_words(engine):
+    """Issue 44: with helper processes (workers=3), an illegal action in any share is refused with the code and
+    the words one process gives (the engine's), not a generic "not legal"; nothing is played."""
+    rules = Rules.preset("perevodnoy")
+    one = SelfPlayVectorEnv(rules, num_envs=6, engine=engine)
+    three = SelfPlayVectorEnv(rules, num_envs=6, workers=3, engine=engine)
+    try:
+        one.reset(seed=4)
+        three.reset(seed=4)
+        assert (one.mask == three.mask).all()
+        for deal in range(6):  # deals 0-1 this process's, 2-3 and 4-5 a helper's each
+            acts = one.mask.argmax(axis=1)
+            acts[deal] = int(np.flatnonzero(one.mask[deal] == 0)[deal % 3])
+            refused = []
+            for venv in (one, three):
+                before = venv.obs.copy()
+                with pytest.raises(IllegalAction) as err:
+                    venv.step(acts)
+                refused.append((err.value.code, str(err.value)))
+                assert (venv.obs == before).all()
+            assert refused[0] == refused[1] and refused[0][0] != Refusal.NOT_LEGAL
+            assert refused[0][1].startswith(f"deal {deal}: ")
+    finally:
+        one.close()
+        three.close()

@@ -295,3 +295,17 @@ def test_without_a_universal_bot_rules_with_no_specialist_have_no_trained_bot(cl
     assert response.status_code == 404 and "no trained bot" in response.json()["error"]
     presets = {p["name"]: p for p in client.get("/api/options").json()["presets"]}
     assert presets["podkidnoy"]["trained"] == [2] and presets["seed003"]["trained"] == [4]
+
+
+def test_the_page_branches_on_refusal_codes_it_knows():
+    """The page's script reads a refusal's code (issue 44): the request-level codes it leaves the position alone
+    for are exactly the server's (all but "conflict") and the engine's not_an_action."""
+    import re
+    from pathlib import Path
+
+    from durak_env import Refusal
+
+    script = (Path(__file__).resolve().parent.parent / "frontends" / "web" / "static" / "app.js").read_text()
+    assert "err.code = data.code" in script and "err.status === 409" not in script
+    stays = set(re.findall(r'"(\w+)"', re.search(r"const STAYS = new Set\(\[(.*?)\]\)", script, re.S).group(1)))
+    assert stays == (set(REQUEST_CODES.values()) - {"conflict"}) | {Refusal.NOT_AN_ACTION.value}

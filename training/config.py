@@ -18,9 +18,10 @@ from durak_env.engine.checks import is_integer
 from durak_env.engine.rules import Rules
 from durak_env.tables import Tables
 
-KIND_BOTS = {"heuristic": "heuristic", "easy": "easy", "random": "random", "search": "search:fast"}
-"""The opponent kinds that are bots, and the bot (``make_bot``'s name) each stands for."""
-OPPONENTS = ("self", "pool", *KIND_BOTS)
+BOT_KINDS = ("heuristic", "easy", "random", "search")
+"""The opponent kinds that are bots, each ``make_bot``'s bot of that name: a bot's name means one bot everywhere (a
+bare ``search`` is ``search:medium`` in a config as on the command line)."""
+OPPONENTS = ("self", "pool", *BOT_KINDS)
 """The kinds of opponent a share can name; any other name a bot maker knows ("search:medium", "trained",
 a bot file's path) is an opponent too, frozen (a best-response learner trains against a shipped bot so)."""
 

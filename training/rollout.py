@@ -25,7 +25,7 @@ from durak_env.engine.seeds import derive_seed
 from durak_env.vector_games import make_vector_games
 from durak_env.workers import WorkerGone, Workers, ignore_interrupts
 
-from .config import KIND_BOTS, TrainConfig
+from .config import BOT_KINDS, TrainConfig
 from .policy import PolicyNet, sample_masked
 
 LEARN = "self"
@@ -71,7 +71,7 @@ class RolloutWorker:
         self.policy = PolicyNet(self.obs_size, self.num_actions, cfg.hidden_sizes)
         self.pool: list[PolicyNet] = []
         self.pool_version = -1
-        self.bots = {kind: make_bot(name, seed=seed) for kind, name in KIND_BOTS.items()}
+        self.bots = {kind: make_bot(kind, seed=seed) for kind in BOT_KINDS}
         for spec in cfg.opponents:  # a named bot (a frozen policy file, a search level): made once, here
             if spec not in self.bots and spec not in (LEARN, "pool"):
                 self.bots[spec] = make_bot(spec, seed=seed, rules=rules)

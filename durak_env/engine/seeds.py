@@ -17,4 +17,11 @@ def derive_seed(purpose: str, seed: int, *parts: object) -> int:
     return random.Random("/".join(map(str, (f"durak-{purpose}", seed, *parts)))).getrandbits(63)
 
 
-__all__ = ["derive_seed"]
+def bot_seed(deal_seed: int, seat: int) -> int:
+    """The seed the bot at ``seat`` starts the deal of ``deal_seed`` with (``Game(rules, seed=deal_seed)``): the one
+    rule of every front end (``durak play``, ``durak eval``, the page and the static site), so that a deal seed and
+    a lineup of bots give the same game in each (tests/test_seeds.py plays one through all)."""
+    return derive_seed("bot", deal_seed, seat)
+
+
+__all__ = ["bot_seed", "derive_seed"]

@@ -178,7 +178,7 @@ class Api:
         match = body.get("match", False)
         if not isinstance(match, bool):
             raise Refused(422, f"match must be true or false, got {match!r}")
-        bots, names = self._seat_bots(body, rules, seat, seed)
+        bots, names = self._seat_bots(body, rules, seat)
         table = Table(rules, preset, seat, bots, names, seed, Match(rules, seed=seed) if match else None)
         events = locked(table, table.start)
         return {"id": self.tables.add(table), "events": events, "state": table.state()}
@@ -255,7 +255,7 @@ class Api:
         except ValueError as err:
             raise Refused(422, str(err)) from None
 
-    def _seat_bots(self, body: dict[str, Any], rules: Rules, seat: int, seed: int) -> tuple[list, list[str]]:
+    def _seat_bots(self, body: dict[str, Any], rules: Rules, seat: int) -> tuple[list, list[str]]:
         """The bot at every seat but the person's (None there), and every seat's name."""
         names = body.get("opponents", self.options.opponents)
         if isinstance(names, str):
@@ -268,19 +268,19 @@ class Api:
         others = [s for s in range(rules.num_players) if s != seat]
         bots, bot_names = [None] * rules.num_players, ["you"] * rules.num_players
         for s, name in zip(others, names):
-            bots[s] = self._bot(name, rules, seed + s)
+            bots[s] = self._bot(name, rules)  # seeded by each deal (Table._deal: bot_seed)
             bot_names[s] = name
         return bots, bot_names
 
-    def _bot(self, name: Any, rules: Rules, seed: int):
+    def _bot(self, name: Any, rules: Rules):
         options = self.options
         if not isinstance(name, str):
             raise Refused(422, f"a bot is named by a string, got {name!r}")
         if name in options.bot_files:
-            bot = make_bot(options.bot_files[name], seed=seed)
+            bot = make_bot(options.bot_files[name])
         elif name in BUILTIN_BOTS or name in policy_bots(options.in_page):
             try:
-                bot = make_bot(name, seed=seed, rules=rules)
+                bot = make_bot(name, rules=rules)
             except ValueError as err:
                 raise Refused(422, str(err)) from None
         else:

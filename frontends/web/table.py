@@ -28,7 +28,7 @@ from durak_env.engine.record import make_record
 from durak_env.engine.refusal import Refusal
 from durak_env.engine.render import describe_bout, describe_result, doing, sorted_hand
 from durak_env.engine.rules import Rules
-from durak_env.engine.seeds import derive_seed
+from durak_env.engine.seeds import bot_seed
 from durak_env.engine.view import SeatView
 
 
@@ -105,7 +105,7 @@ class Table:
         self._told_bout, self._ended = 0, False
         for s, bot in enumerate(self.bots):
             if bot is not None:
-                bot.reset(derive_seed("table-bot", self.seed, s))
+                bot.reset(bot_seed(self.seed, s))
 
     # ----- playing ------------------------------------------------------------------------
 

@@ -29,8 +29,11 @@ async function api(method, path, body) {
   if (backend.inPage && method === "POST" && path === "/api/games") body = withSeed(body);
   const {status, data} = await backend.call(method, path, body);
   if (status >= 400) {
+    // A refusal's words and its stable code (the engine's Refusal for a move, else the request's kind): the page
+    // shows the words and branches on the code, never on the HTTP status alone.
     const err = new Error(data.error || `the server answered ${status}`);
     err.status = status;
+    err.code = data.code || "refused";
     throw err;
   }
   if (backend.inPage) journal(method, path, body, data);
@@ -271,6 +274,11 @@ async function nextDeal() {
 
 // ----- playing ------------------------------------------------------------------------------
 
+const STAYS = new Set(["not_an_action", "bad_request", "forbidden", "not_found", "method_not_allowed", "too_large",
+                       "not_json", "invalid", "too_many_games"]);
+// The refusal codes of a request the page got wrong (frontends/web/table.py: REQUEST_CODES but "conflict", and the
+// engine's not_an_action), not of a position it may have missed (see play).
+
 async function play(action, fromKeyboard = false) {
   if (busy || !state || !state.your_turn) return;
   handFocus = fromKeyboard || $("hand").contains(document.activeElement);
@@ -284,7 +292,9 @@ async function play(action, fromKeyboard = false) {
     await showEvents(data.events, data.state);
   } catch (err) {
     showError(err.message);
-    if (err.status === 409) await reloadPosition();  // e.g. the game moved on in another tab
+    // Refused by the position (not your turn, the deal over, a rule): the page may be behind it, e.g. the game
+    // moved on in another tab.  A move that is no move at all, or a network failure, leaves the position be.
+    if (err.code && !STAYS.has(err.code)) await reloadPosition();
   } finally {
     setBusy(false);
     render(state);
