@@ -15,7 +15,8 @@ from .base import Bot, RandomBot
 from .heuristic import EasyBot, HeuristicBot, heuristic_action
 from .search import LEVELS, PolicySearchBot, SearchBot
 
-BUILTIN_BOTS = {"heuristic": "Heuristic (seed 004's opponent)", "easy": "Easy (plays loosely)", "random": "Random",
+BUILTIN_BOTS = {"heuristic": "Heuristic (its lowest fitting card, trumps last)", "easy": "Easy (plays loosely)",
+                "random": "Random",
                 **{f"search:{level}": f"Search, {level}" for level in LEVELS}, "search:mcts": "Tree search (MCTS)"}
 """The bots that need nothing but the rules in play, by name, with the words a page shows for each."""
 POLICY_BOTS = {"trained": "Trained (the shipped bot)", "search:net": "Trained + tree search (30 ms a move)"}
@@ -31,10 +32,12 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "podkidnoy-0.2": (BOTS_DIR / "podkidnoy-0.2.onnx", Rules.preset("podkidnoy")),
     "perevodnoy": (BOTS_DIR / "perevodnoy.onnx", Rules.preset("perevodnoy")),
     "perevodnoy-0.2": (BOTS_DIR / "perevodnoy-0.2.onnx", Rules.preset("perevodnoy")),
-    "seed001-transfer": (BOTS_DIR / "seed001-transfer.onnx", Rules.preset("seed001-transfer", num_players=3)),
-    "seed001-transfer-0.2": (BOTS_DIR / "seed001-transfer-0.2.onnx", Rules.preset("seed001-transfer", num_players=3)),
-    "seed003": (BOTS_DIR / "seed003.onnx", Rules.preset("seed003", num_players=4)),
-    "seed003-0.2": (BOTS_DIR / "seed003-0.2.onnx", Rules.preset("seed003", num_players=4)),
+    "after-beaten-transfer": (BOTS_DIR / "after-beaten-transfer.onnx",
+                              Rules.preset("after-beaten-transfer", num_players=3)),
+    "after-beaten-transfer-0.2": (BOTS_DIR / "after-beaten-transfer-0.2.onnx",
+                                  Rules.preset("after-beaten-transfer", num_players=3)),
+    "tournament": (BOTS_DIR / "tournament.onnx", Rules.preset("tournament", num_players=4)),
+    "tournament-0.2": (BOTS_DIR / "tournament-0.2.onnx", Rules.preset("tournament", num_players=4)),
     "universal": (BOTS_DIR / "universal.onnx", None),
     "universal-merge": (BOTS_DIR / "universal-merge.onnx", None),
     "universal-ppo": (BOTS_DIR / "universal-ppo.onnx", None),
@@ -43,16 +46,23 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
 for a universal file, which plays any rules (each file carries its rules too; a test checks they agree).
 ``make_bot("trained")`` picks the first made for the rules in play, and the universal bot (``universal``) for
 rules that have none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
-that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:seed001-transfer-0.2``,
-``trained:seed003-0.2`` too; ``trained:universal-ppo``, the universal bot of PPO alone, before the
+that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:after-beaten-transfer-0.2``,
+``trained:tournament-0.2`` too; ``trained:universal-ppo``, the universal bot of PPO alone, before the
 specialists were merged in, and ``trained:universal-merge``, that bot with them merged in, from which PPO went on
 to make ``universal``)."""
+
+
+RENAMED_FAMILIES = {f"{old}{version}": f"{new}{version}" for old, new in (("seed001-transfer", "after-beaten-transfer"),
+                                                                            ("seed003", "tournament"))
+                    for version in ("", "-0.2")}
+"""The families' names before the presets were named by what they play (``trained:seed003`` still works)."""
 
 
 def shipped_bot(rules: Rules | None = None, family: str | None = None) -> Path:
     """The shipped bot file for ``family``, or the one trained for ``rules`` (podkidnoy when both are None): the
     specialist made for them, else the universal bot, which plays any rules."""
     if family is not None:
+        family = RENAMED_FAMILIES.get(family, family)
         if family not in SHIPPED_BOTS:
             raise ValueError(f"no shipped bot {family!r}; shipped: {', '.join(SHIPPED_BOTS)}")
         return _present(SHIPPED_BOTS[family][0])

@@ -200,9 +200,13 @@ def _check_meta(meta: dict, path: str) -> Rules | None:
     if meta.get("universal") is True and meta["rules"] is None:
         return None
     try:
-        return Rules.from_dict(meta["rules"])
+        rules = Rules.from_dict(meta["rules"])
     except (ValueError, TypeError) as err:
         raise ValueError(f"{path} names rules this durak_env cannot read: {err}") from None
+    # The words come from the rules, in the presets' names of today: a file made before the presets were renamed
+    # says "seed003, 4 players" for "tournament, 4 players".
+    meta["trained_for"] = rules.describe()
+    return rules
 
 
 def bot_digest(path: str | Path) -> str:

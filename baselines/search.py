@@ -31,7 +31,7 @@ LEVELS = {
 }
 ROLLOUT_LIMIT = 2_000
 """Moves after which a rollout stops and scores 0, as a draw.  Some deals never end: three HeuristicBots
-at a seed001-transfer table pass the same cards round for ever in 11 of 2,000 deals, and a rollout of
+at a after-beaten-transfer table pass the same cards round for ever in 11 of 2,000 deals, and a rollout of
 such a world would otherwise run to the game's own limit of 10,000 moves for every move tried.  Deals
 that end are far shorter: the longest of 2,000 deals played by HeuristicBots was 214 moves at that table
 and 936 at seed 003's four-seat table."""

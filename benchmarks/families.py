@@ -3,7 +3,7 @@
     python benchmarks/families.py                                   # every family, docs/shipped-bots.md's figures
     python benchmarks/families.py --family perevodnoy --games 2000 --slow-games 300
 
-For each family (podkidnoy 2p, perevodnoy 2p, seed001-transfer 3p, seed003 4p) every candidate sits at
+For each family (podkidnoy 2p, perevodnoy 2p, after-beaten-transfer 3p, tournament 4p) every candidate sits at
 one seat with HeuristicBot at every other, on duplicate deals in every rotation (each deck played with
 the candidate at each seat), and the fool rate is reported with its 95% interval.  The target for the
 trained bot is a fool rate of at most 0.4 / seats.
@@ -36,8 +36,8 @@ from durak_env.engine.loop import MOVE_LIMIT  # noqa: E402
 FAMILIES = {
     "podkidnoy": Rules.preset("podkidnoy"),
     "perevodnoy": Rules.preset("perevodnoy"),
-    "seed001-transfer": Rules.preset("seed001-transfer", num_players=3),
-    "seed003": Rules.preset("seed003", num_players=4),
+    "after-beaten-transfer": Rules.preset("after-beaten-transfer", num_players=3),
+    "tournament": Rules.preset("tournament", num_players=4),
 }
 FAST = ["trained", "heuristic", "easy", "random"]
 SEARCH = ["search:fast", "search:medium", "search:strong"]

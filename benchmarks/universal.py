@@ -1,14 +1,14 @@
 """The universal bot at every table: each preset at every seat count it allows, and the held-out rule sets.
 
     python benchmarks/universal.py baselines/bots/universal.onnx              # every table, 3,000 games each
-    python benchmarks/universal.py runs/universal/bot.onnx --games 600 --table seed003-6
+    python benchmarks/universal.py runs/universal/bot.onnx --games 600 --table tournament-6
 
 At each table the bot sits at one seat with HeuristicBot at every other, on duplicate deals in every rotation,
 and its fool rate is reported with its 95% interval next to HeuristicBot's own in that seat (HeuristicBots at
 every seat) and, where a specialist ships for the table, the specialist's in the same seat on the same decks.
 Issue 29's targets: within 0.02 of the specialist where there is one; everywhere a fool rate of at most
-0.6 / seats and below HeuristicBot's own.  Presets with the rules of another (seed004 is podkidnoy,
-seed002-perevodnoy is perevodnoy) are played once.  The held-out rule sets are those of the config the bot was
+0.6 / seats and below HeuristicBot's own.  Presets with the rules of another (podkidnoy is podkidnoy,
+perevodnoy is perevodnoy) are played once.  The held-out rule sets are those of the config the bot was
 trained with (``--config``).  Each table's row is appended to universal.jsonl as it ends, so a stopped run goes
 on where it stopped (rows of another bot file or game count are played again); universal.md is the table.
 """
@@ -115,7 +115,7 @@ def decision_time(bot_file: str, rules: Rules, positions: int = 4000) -> tuple[f
     return act, (time.perf_counter() - began) / positions * 1000
 
 
-SIX_SEATS = {"seed003-6": Rules.preset("seed003", num_players=6),
+SIX_SEATS = {"tournament-6": Rules.preset("tournament", num_players=6),
              "52 cards, neighbours throw in": Rules(num_players=6, deck_size=52, throw_in="neighbours")}
 """Where the decision time is measured: six seats, the largest observation."""
 

@@ -16,11 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .engine.invariants import random_rules
-from .engine.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules
+from .engine.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Rules, preset_name
 
 DISTINCT_PRESETS = tuple(name for k, name in enumerate(PRESETS)
                          if all(PRESETS[name][0] != PRESETS[other][0] for other in list(PRESETS)[:k]))
-"""The presets with rules of their own (``seed004`` is ``podkidnoy``, ``seed002-perevodnoy`` is ``perevodnoy``)."""
+"""The presets with rules of their own: a preset that another before it equals is left out."""
+
+
+def table_name(name: str) -> str:
+    """A named table (``"tournament-4"``: a preset and its seats), its preset called by its name now: the old names
+    (``"seed003-4"``) of configs and bot files made before the presets were renamed still work."""
+    preset, dash, seats = name.rpartition("-") if isinstance(name, str) else ("", "", "")
+    return f"{preset_name(preset)}-{seats}" if dash and seats.isdigit() else name
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,8 @@ class Tables:
     """Combinations of fields never dealt, e.g. ``{"deck_size": 24, "num_players": 3, "transfer": True}``."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "presets", tuple(preset_name(name) for name in self.presets))
+        object.__setattr__(self, "weights", {table_name(name): weight for name, weight in self.weights.items()})
         for name in self.presets:
             if name not in PRESETS:
                 raise ValueError(f"tables: unknown preset {name!r}; presets: {', '.join(PRESETS)}")
@@ -130,4 +139,4 @@ class Tables:
                 "weights": dict(self.weights), "held_out": [dict(c) for c in self.held_out]}
 
 
-__all__ = ["DISTINCT_PRESETS", "Tables"]
+__all__ = ["DISTINCT_PRESETS", "Tables", "table_name"]

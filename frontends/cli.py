@@ -61,7 +61,7 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
 
 def rules_for_bots(args: argparse.Namespace, bots: list[str]) -> Rules:
     """The rules given on the command line; without ``--rules``, ``--players`` and ``--set``, the rules the first
-    bot file among ``bots`` was trained for (``durak eval seed003.onnx heuristic`` plays seed 003 at its table;
+    bot file among ``bots`` was trained for (``durak eval tournament.onnx heuristic`` plays seed 003 at its table;
     a universal file names none), else the default preset."""
     files = [spec for spec in bots if Path(spec).is_file()]
     if args.rules is None and args.players is None and not args.set and files:

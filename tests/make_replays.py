@@ -22,10 +22,10 @@ from durak_env import Game, Rules  # noqa: E402
 from durak_env.observation import ObservationEncoder  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "data" / "replays.json"
-GAMES = [("podkidnoy", {}, 1), ("podkidnoy", {}, 2), ("perevodnoy", {}, 3), ("seed000", {}, 4),
-         ("seed001-transfer", {}, 5), ("seed002-neighbours", {"num_players": 4}, 6),
-         ("seed003", {"num_players": 3}, 7), ("seed003", {"num_players": 6, "deck_size": 52}, 8),
-         ("seed004", {}, 9), ("seed002-perevodnoy", {"num_players": 5}, 10),
+GAMES = [("podkidnoy", {}, 1), ("podkidnoy", {}, 2), ("perevodnoy", {}, 3), ("attacker-only", {}, 4),
+         ("after-beaten-transfer", {}, 5), ("neighbours", {"num_players": 4}, 6),
+         ("tournament", {"num_players": 3}, 7), ("tournament", {"num_players": 6, "deck_size": 52}, 8),
+         ("podkidnoy", {}, 9), ("perevodnoy", {"num_players": 5}, 10),
          ("perevodnoy", {}, 11)]  # four bouts where a transfer made the opener the defender (issue 17)
 
 

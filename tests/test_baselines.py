@@ -25,7 +25,7 @@ def test_seed004_walkthrough_against_the_heuristic():
     trump. ... none of those match. The attack is finished, the four table cards are thrown away"."""
     from test_scenarios import deal_deck
 
-    rules = Rules.preset("seed004")
+    rules = Rules.preset("podkidnoy")
     game = Game.from_deck(rules, deal_deck(rules, ["6D 7S 9H KS 8C JC", "QC 8D 10H AS 7D 9S"], "7C"))
     assert bot_move(game) == "attack 6D"  # "so it leads its smallest plain card"
     act(game, "attack 6D")
@@ -106,7 +106,7 @@ def test_transfer_extension_uses_a_plain_card():
 
 
 def test_no_trumps_thrown_at_a_taker():
-    game = position(Rules.preset("seed002"), ["7H 7C 8D", "9S QD KD 9D"], "6C", stock=10)
+    game = position(Rules.preset("throw-after-take"), ["7H 7C 8D", "9S QD KD 9D"], "6C", stock=10)
     act(game, "attack 7H")
     act(game, "done")
     act(game, "take")
@@ -115,7 +115,7 @@ def test_no_trumps_thrown_at_a_taker():
 
 
 @pytest.mark.parametrize("spec", ["random", "heuristic", "easy", "easy:1", "search:4", "search:4:python"])
-@pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed001", 4), ("seed003", 4)])
+@pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("after-beaten", 4), ("tournament", 4)])
 def test_bots_only_play_legal_moves(spec, preset, players):
     rules = Rules.preset(preset, num_players=players)
     bot = make_bot(spec, seed=3)
@@ -162,7 +162,7 @@ def test_search_beats_the_heuristic_it_rolls_out_with():
 
 
 def test_a_rollout_of_a_deal_that_never_ends_stops_at_the_rollout_limit(monkeypatch):
-    """Deal 243 of seed001-transfer for three seats never ends when HeuristicBots play every seat: the
+    """Deal 243 of after-beaten-transfer for three seats never ends when HeuristicBots play every seat: the
     same cards go round for ever.  A search rollout of it stops at ``ROLLOUT_LIMIT`` and scores a draw,
     where without the cap every move tried would play on to the game's limit of 10,000 moves."""
     import baselines.search as search
@@ -170,7 +170,7 @@ def test_a_rollout_of_a_deal_that_never_ends_stops_at_the_rollout_limit(monkeypa
 
     played = []
     monkeypatch.setattr(search, "play", lambda *a, **k: played.append(play(*a, **k)) or played[-1])
-    rules = Rules.preset("seed001-transfer", num_players=3)
+    rules = Rules.preset("after-beaten-transfer", num_players=3)
     endless = Game(rules, seed=243)
     assert play(endless.clone(), search.heuristic_everywhere) == MOVE_LIMIT  # it really does not end
     assert search.rollout(endless, 0) == 0.0 and endless.result is None

@@ -68,7 +68,7 @@ def test_a_pickle_payload_never_runs_through_any_loader(tmp_path, capsys):
 
 def test_a_bot_for_other_rules_or_layout_says_what_it_was_made_for(tmp_path):
     with pytest.raises(ValueError, match="trained for") as err:
-        load_bot(SHIPPED, rules=Rules.preset("seed003"))
+        load_bot(SHIPPED, rules=Rules.preset("tournament"))
     assert "podkidnoy" in str(err.value) or "num_players" in str(err.value)
     import onnx
 

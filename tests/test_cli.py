@@ -37,7 +37,7 @@ CASES = [
     # (argv, words in the one error line); {d} is the fixture folder
     (["rules", "--show", "nope"], "unknown rules preset 'nope'"),
     (["rules", "--bogus"], "unrecognized arguments: --bogus"),
-    (["demo", "--rules", "seed003", "--players", "1"], "num_players"),
+    (["demo", "--rules", "tournament", "--players", "1"], "num_players"),
     (["demo", "--set", "deck_size=40"], "deck_size"),
     (["demo", "--set", "transfer=maybe"], "transfer"),
     (["demo", "--games", "-3"], "--games"),
@@ -71,7 +71,7 @@ CASES = [
     (["export", "{d}/garbage.pt"], "required: -o/--output"),
     (["play", "--opponent", "grandmaster"], "unknown bot"),
     (["play", "--opponent", "{d}/garbage.onnx"], "garbage.onnx"),
-    (["play", "--opponent", SHIPPED, "--rules", "seed003"], "trained for podkidnoy, 2 players; this game is seed003"),
+    (["play", "--opponent", SHIPPED, "--rules", "tournament"], "trained for podkidnoy, 2 players; this game is tournament"),
     (["play", "--opponent", "heuristic", "--opponent", "random", "--opponent", "easy"], "one --opponent for every"),
     (["play", "--save", "{d}/run"], "is a folder"),
     (["play", "--seat", "5"], "seat"),
@@ -88,7 +88,7 @@ CASES = [
     (["serve", "--bot", "mine"], "--bot takes NAME=PATH"),
     (["serve", "--bot", "heuristic={d}/garbage.onnx"], "that name is a built-in bot"),
     (["serve", "--bot", "mine={d}/garbage.onnx"], "--bot mine: "),
-    (["serve", "--rules", "seed003", "--players", "9"], "num_players"),
+    (["serve", "--rules", "tournament", "--players", "9"], "num_players"),
     (["site", "{d}/out", "--opponent", "search:net"], "the page offers"),  # it batches with numpy
     (["site", "{d}/out", "--bot", "x={d}/garbage.onnx"], "--bot x"),
     (["site", "{d}/out", "--bot", "x=mine.pt"], "ONNX bot files"),
@@ -120,8 +120,8 @@ def test_demo_prints_a_game(capsys):
 
 def test_rules_lists_and_shows(capsys):
     assert main(["rules"]) == 0
-    assert "seed003" in capsys.readouterr().out
-    assert main(["rules", "--show", "seed003"]) == 0
+    assert "tournament" in capsys.readouterr().out
+    assert main(["rules", "--show", "tournament"]) == 0
     assert '"max_bouts": 150' in capsys.readouterr().out
 
 
@@ -215,10 +215,10 @@ def test_missing_output_folders_are_made_by_eval_and_export_alike(tmp_path, caps
 def test_eval_plays_a_bot_file_at_the_table_it_was_trained_for(capsys):
     """Without --rules, --players or --set, eval takes the rules from the first bot file named (it used to play
     podkidnoy and refuse the file as trained for other rules); rules that are given still decide."""
-    seed001 = str(SHIPPED_BOTS["seed001-transfer"][0])
-    assert main(["eval", "heuristic", seed001, "--games", "3", "--quiet", "--workers", "1"]) == 0
+    transfer_bot = str(SHIPPED_BOTS["after-beaten-transfer"][0])
+    assert main(["eval", "heuristic", transfer_bot, "--games", "3", "--quiet", "--workers", "1"]) == 0
     assert capsys.readouterr().out.startswith("3 games (1 decks, duplicate), 3 players, 36 cards")
-    assert main(["eval", seed001, "heuristic", "--games", "3", "--quiet", "--players", "3"]) == 2
+    assert main(["eval", transfer_bot, "heuristic", "--games", "3", "--quiet", "--players", "3"]) == 2
     assert "trained for other rules" in capsys.readouterr().err
 
 
@@ -228,9 +228,9 @@ def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys, monkeypatc
     from baselines import SHIPPED_BOTS
 
     monkeypatch.delitem(SHIPPED_BOTS, "universal")
-    assert main(["play", "--rules", "seed002-neighbours", "--players", "5", "--opponent", "trained"]) == 2
+    assert main(["play", "--rules", "neighbours", "--players", "5", "--opponent", "trained"]) == 2
     err = capsys.readouterr().err
-    assert "seed002-neighbours, 5 players" in err
+    assert "neighbours, 5 players" in err
     assert all(f"{family} (" in err for family in SHIPPED_BOTS)
 
 

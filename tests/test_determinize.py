@@ -16,9 +16,9 @@ from durak_env.engine.invariants import check_invariants
 
 TABLES = [
     Rules(),                                                   # seed 004: the discard is open
-    Rules.preset("seed003", num_players=4),                    # seed 003: "only their number is shown"
+    Rules.preset("tournament", num_players=4),                    # seed 003: "only their number is shown"
     Rules.preset("perevodnoy", num_players=3),
-    Rules.preset("seed001", num_players=5, deck_size=52),
+    Rules.preset("after-beaten", num_players=5, deck_size=52),
 ]
 
 
@@ -71,7 +71,7 @@ def test_a_sampled_world_agrees_with_everything_the_seat_sees(rules):
 def test_the_unseen_cards_are_dealt_at_random_among_every_place_they_could_be():
     """Over many samples each hidden card turns up in each opponent's hand and in the stock; the seat's own
     hand never changes."""
-    rules = Rules.preset("seed003", num_players=3)
+    rules = Rules.preset("tournament", num_players=3)
     game = Game(rules, seed=5)
     rng = random.Random(0)
     for _ in range(6):

@@ -11,7 +11,7 @@ def test_rules_describe_names_the_preset_and_table_or_the_fields_that_differ():
     """What the page, the terminal and bot files say a game is: the first preset the rules equal at their table
     size, else the fields that differ from the default (seed 004's game)."""
     assert Rules().describe() == "podkidnoy, 2 players"
-    assert Rules.preset("seed003", num_players=4).describe() == "seed003, 4 players"
+    assert Rules.preset("tournament", num_players=4).describe() == "tournament, 4 players"
     assert Rules.preset("perevodnoy", num_players=3).describe() == "perevodnoy, 3 players"
     assert Rules(deck_size=52, transfer=True).describe() == "deck_size=52, transfer=True"
 
@@ -28,7 +28,7 @@ def test_after_a_drawn_deal_the_deal_passes_one_seat_on_seed003():
     one seat on" (durak_env/engine/match.py).  The first deal is dealt by the last seat."""
     from durak_env import Game, Match
 
-    rules = Rules.preset("seed003", num_players=4)
+    rules = Rules.preset("tournament", num_players=4)
     drawn = Game(rules, seed=64)
     while not drawn.is_over:
         drawn.step(drawn.legal_actions()[0])
@@ -51,7 +51,7 @@ def test_every_deal_of_a_match_can_be_recorded():
     from durak_env import Match
     from durak_env.engine.record import load_record, make_record
 
-    rules = Rules.preset("seed003", num_players=3, match_deals=15)
+    rules = Rules.preset("tournament", num_players=3, match_deals=15)
     match = Match(rules, seed=11)
     while not match.over:
         game = match.next_deal()
@@ -98,7 +98,7 @@ def test_a_seats_view_of_the_last_bout_shows_the_beaten_cards_only_where_the_dis
     from durak_env import Game
 
     beaten_off = lambda g: g.last_bout is not None and not g.last_bout.took  # noqa: E731
-    open_game, hidden_game = Game(Rules(), seed=5), Game(Rules.preset("seed003", num_players=4), seed=5)
+    open_game, hidden_game = Game(Rules(), seed=5), Game(Rules.preset("tournament", num_players=4), seed=5)
     assert _play_until(open_game, beaten_off) and _play_until(hidden_game, beaten_off)
     assert open_game.rules.open_discard and not hidden_game.rules.open_discard
     assert open_game.view(0).last_bout == open_game.last_bout and open_game.last_bout.table_mask
@@ -127,7 +127,7 @@ def test_the_observation_slices_are_the_ones_docs_rules_md_lists():
             out += [(name, int(size)) for name in re.findall(r"`(\w+)`", names)]
         return out
 
-    for rules in (Rules(), Rules.preset("seed003", num_players=4), Rules(deck_size=52, num_players=3)):
+    for rules in (Rules(), Rules.preset("tournament", num_players=4), Rules(deck_size=52, num_players=3)):
         got = [(name, s.stop - s.start) for name, s in observation_slices(rules).items()]
         assert got == listed(first, rules.deck_size, rules.num_players)
         got = [(name, s.stop - s.start) for name, s in observation_slices(rules, universal=True).items()]
@@ -173,7 +173,7 @@ def test_the_seat_flags_of_an_observation_are_relative_one_hots():
 
     from durak_env import Game, ObservationEncoder
 
-    rules = Rules.preset("seed002", num_players=4)
+    rules = Rules.preset("throw-after-take", num_players=4)
     enc, sl, n = ObservationEncoder(rules), ObservationEncoder(rules).slices, 4
     seen = {"out": 0, "passed": 0, "taking": 0}
     for seed in range(6):
@@ -307,7 +307,7 @@ def test_the_page_encodes_without_numpy_what_the_environments_encode():
     assert network_shape(None) == (693, 158)
     assert network_shape(Rules()) == (ObservationEncoder(Rules()).size, 110)  # 36 cards: 3 moves a card, take, done
     # seed 003 caps the deal at 150 bouts; the others have no cap
-    for rules, bout_cap in ((Rules(), 0.0), (Rules.preset("seed003", num_players=4), 1.0),
+    for rules, bout_cap in ((Rules(), 0.0), (Rules.preset("tournament", num_players=4), 1.0),
                             (Rules(deck_size=52, num_players=3, transfer=True), 0.0)):
         own, wide = ObservationEncoder(rules), ObservationEncoder(rules, universal=True)
         assert own.rules is rules and wide.size == 693
@@ -324,11 +324,11 @@ def test_the_page_encodes_without_numpy_what_the_environments_encode():
         assert len(RULE_FEATURES) == wide.slices["rules"].stop - wide.slices["rules"].start
         assert dict(zip(RULE_FEATURES, rule_features(rules)))["bout_cap"] == bout_cap
     # seed 003: "Up to five cards may attack the first bout, six after that" (the features count cards by six)
-    features = dict(zip(RULE_FEATURES, rule_features(Rules.preset("seed003"))))
+    features = dict(zip(RULE_FEATURES, rule_features(Rules.preset("tournament"))))
     assert (features["max_attacks"], features["max_attacks_early"]) == (1.0, 5 / 6)
     # Seed 001 whole, each choice one-hot: 36 cards, six dealt, the neighbours throw in after a take, the first
     # discard ends the early cap, the defender limited to its cards at the start, the discard open, no bout cap.
-    assert dict(zip(RULE_FEATURES, rule_features(Rules.preset("seed001")))) == {
+    assert dict(zip(RULE_FEATURES, rule_features(Rules.preset("after-beaten")))) == {
         "deck_24": 0.0, "deck_36": 1.0, "deck_52": 0.0, "deal_size": 1.0, "throw_in_attacker": 0.0,
         "throw_in_neighbours": 1.0, "throw_in_all": 0.0, "throw_in_before_beaten": 0.0, "transfer": 0.0,
         "max_attacks": 1.0, "max_attacks_early": 1.0, "early_ends_first_bout": 0.0, "early_ends_first_discard": 1.0,
@@ -348,7 +348,8 @@ def test_every_slice_of_the_observation_is_written_somewhere():
     rng = random.Random(5)
     for universal in (False, True):
         written: set[str] = set()
-        tables = [Rules.preset(name) for name in Rules.presets()] + [random_rules(rng) for _ in range(6)]
+        tables = [Rules.preset(name, num_players=n) for name in Rules.presets() for n in (2, 3)] \
+            + [random_rules(rng) for _ in range(6)]
         for rules in tables:
             enc = ObservationEncoder(rules, universal)
             for seed in range(4):

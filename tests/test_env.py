@@ -131,8 +131,8 @@ def test_render_ansi_and_human(capsys):
 
 
 def test_rules_can_be_given_as_a_preset_name_or_dict():
-    assert durak_env.raw_env("seed003").rules == Rules.preset("seed003")
-    assert durak_env.raw_env({"preset": "seed001", "num_players": 3}).rules.num_players == 3
+    assert durak_env.raw_env("tournament").rules == Rules.preset("tournament")
+    assert durak_env.raw_env({"preset": "after-beaten", "num_players": 3}).rules.num_players == 3
     with pytest.raises(ValueError, match="unknown rules field"):
         durak_env.raw_env({"player_count": 3})
 

@@ -12,7 +12,7 @@ from families import FAMILIES, SEARCH, beats_every_search_level, never_met, seat
 
 
 def test_the_other_seats_fool_rate_is_theirs_not_the_candidates():
-    row = seat_against("random", "heuristic", FAMILIES["seed003"], games=16, seed=3)
+    row = seat_against("random", "heuristic", FAMILIES["tournament"], games=16, seed=3)
     # Four seats: random is the fool far more often than its share, so each HeuristicBot far less.
     assert row["games"] == 16 and row["fool_rate"] > 0.25 > row["others_fool_rate"]
     assert abs(row["fool_rate"] + 3 * row["others_fool_rate"] - 1) < 1e-9  # every game has one fool, no draws here

@@ -42,8 +42,8 @@ def test_make_by_name_and_check_env_passes_without_warnings():
 
 
 def test_spaces_and_observation_match_the_aec_environment():
-    gym_env = DurakGymEnv(rules="seed003", opponents="random", seat=1)
-    aec = durak_env.raw_env(rules="seed003")
+    gym_env = DurakGymEnv(rules="tournament", opponents="random", seat=1)
+    aec = durak_env.raw_env(rules="tournament")
     assert gym_env.observation_space == aec.observation_space("player_0")
     assert gym_env.action_space == aec.action_space("player_0")
     obs, _ = gym_env.reset(seed=3)

@@ -11,7 +11,7 @@ import durak_env
 from durak_env import Card, Game, Rules
 from durak_env.engine.cards import cards_of
 
-PRESETS = ["podkidnoy", "perevodnoy", "seed000", "seed001", "seed003"]
+PRESETS = ["podkidnoy", "perevodnoy", "attacker-only", "after-beaten", "tournament"]
 
 
 def shuffle_hidden(snap: dict, seat: int, rng: random.Random) -> dict:
@@ -79,7 +79,7 @@ def test_control_a_visible_difference_changes_the_observation():
 
 def test_hidden_discard_shows_only_its_count_seed003():
     """Seed 003: "Beaten cards go out of play and only their number is shown"."""
-    rules = Rules.preset("seed003")
+    rules = Rules.preset("tournament")
     env = durak_env.raw_env(rules)
     env.reset(seed=2)
     rng = np.random.default_rng(0)
@@ -113,9 +113,9 @@ def test_picked_up_cards_are_known_to_everyone():
     pytest.fail("no take happened")
 
 
-@pytest.mark.parametrize("preset, players, deck", [("podkidnoy", 2, 36), ("perevodnoy", 3, 36), ("seed003", 4, 36),
-                                                   ("seed001", 5, 36), ("seed003", 6, 36), ("podkidnoy", 2, 24),
-                                                   ("perevodnoy", 4, 52), ("seed003", 6, 52)])
+@pytest.mark.parametrize("preset, players, deck", [("podkidnoy", 2, 36), ("perevodnoy", 3, 36), ("tournament", 4, 36),
+                                                   ("after-beaten", 5, 36), ("tournament", 6, 36), ("podkidnoy", 2, 24),
+                                                   ("perevodnoy", 4, 52), ("tournament", 6, 52)])
 def test_the_game_path_encodes_exactly_what_the_view_holds(preset, players, deck):
     """The environments encode straight from the game (``encode_game``, ``encode_games`` for a batch), bots
     from a view (``encode``, ``encode_many``): the same vector for every seat at every step, hidden discard
@@ -144,7 +144,7 @@ def test_the_game_path_encodes_exactly_what_the_view_holds(preset, players, deck
 
 @pytest.mark.parametrize("preset, players, deck, digest", [
     ("podkidnoy", 2, 36, "28d05c83073437ca"), ("perevodnoy", 3, 36, "c48cd898e75644d4"),
-    ("seed003", 4, 36, "e91460f3f9e8af37"), ("podkidnoy", 6, 52, "e00207795277dd16")])
+    ("tournament", 4, 36, "e91460f3f9e8af37"), ("podkidnoy", 6, 52, "e00207795277dd16")])
 def test_the_observation_layout_is_the_one_bots_were_trained_on(preset, players, deck, digest):
     """Layout version 1, value for value: every seat's observation along one seeded random deal, hashed.  The
     digests were taken from the encoder before it became one writer for one row and for a batch; bots shipped

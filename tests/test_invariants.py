@@ -30,7 +30,7 @@ def preset_tables():
 TABLES = list(preset_tables()) + [
     pytest.param(Rules(deck_size=24, num_players=3), id="24-cards-3p"),
     pytest.param(Rules(deck_size=52, num_players=6, transfer=True), id="52-cards-6p-transfer"),
-    pytest.param(Rules.preset("seed001", deck_size=52, num_players=5), id="seed001-52-cards-5p"),
+    pytest.param(Rules.preset("after-beaten", deck_size=52, num_players=5), id="after-beaten-52-cards-5p"),
 ]
 
 

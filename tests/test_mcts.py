@@ -18,7 +18,7 @@ ENGINES = pytest.mark.parametrize("engine", ["native", "python"])
 
 
 @ENGINES
-@pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed003", 4)])
+@pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 3), ("tournament", 4)])
 def test_it_plays_only_legal_moves_to_the_end(preset, players, engine):
     rules = Rules.preset(preset, num_players=players)
     bot = MCTSBot(seed=1, playouts=30, engine=engine)
@@ -183,7 +183,7 @@ def test_network_search_names(name, playouts, seconds):
 
 def test_the_network_search_plays_any_rules_through_the_universal_bot():
     """Rules with no specialist (seed 002 at five) get the universal bot bound to them; a budget is a budget."""
-    rules = Rules.preset("seed002", num_players=5)
+    rules = Rules.preset("throw-after-take", num_players=5)
     bot = make_bot("search:net:8", rules=rules, seed=1)
     assert bot.policy.universal and bot.rules == rules
     game = Game(rules, seed=3)

@@ -41,7 +41,7 @@ class Lowest:
 
 
 def test_where_no_specialist_plays_the_targets_are_the_students_own(tmp_path):
-    start = universal_file(tmp_path, Tables(presets=("seed000",), seats=(2, 3), random_share=0.5))
+    start = universal_file(tmp_path, Tables(presets=("attacker-only",), seats=(2, 3), random_share=0.5))
     merge._players.cache_clear()
     part = merge.taught_deals((start, None, None, 6, 1, 0.5, 0.5, 0.3, 0))
     assert len(part["obs"]) > 50 and (part["mask"].sum(1) > 1).all()
@@ -68,7 +68,7 @@ def test_at_a_specialists_table_the_targets_are_the_specialists(tmp_path, monkey
 def test_with_playouts_the_targets_elsewhere_are_the_searchs_move_shares(tmp_path):
     """At a table without a specialist the search guided by the student teaches: each row is its playouts
     through each move (twelfths, at 12 playouts), not the student's own probabilities."""
-    start = universal_file(tmp_path, Tables(presets=("seed000",), seats=(3,), random_share=0.0))
+    start = universal_file(tmp_path, Tables(presets=("attacker-only",), seats=(3,), random_share=0.0))
     merge._players.cache_clear()
     part = merge.taught_deals((start, None, None, 2, 3, 0.0, 1.0, 0.0, 12))
     assert len(part["obs"]) > 10
@@ -80,20 +80,20 @@ def test_with_playouts_the_targets_elsewhere_are_the_searchs_move_shares(tmp_pat
 
 
 def test_the_shipped_specialists_are_found_at_their_tables():
-    tables = Tables(presets=("podkidnoy", "seed000", "seed003"), seats=(2, 4))
+    tables = Tables(presets=("podkidnoy", "attacker-only", "tournament"), seats=(2, 4))
     found = merge.specialists(tables)
-    assert set(found) == {SHIPPED_BOTS["podkidnoy"][1], SHIPPED_BOTS["seed003"][1]}
+    assert set(found) == {SHIPPED_BOTS["podkidnoy"][1], SHIPPED_BOTS["tournament"][1]}
     assert all(not bot.universal and bot.rules == rules for rules, bot in found.items())
 
 
 def test_a_run_writes_a_universal_bot_resumes_and_refuses_another_configuration(tmp_path):
-    start = universal_file(tmp_path, Tables(presets=("podkidnoy", "seed000"), seats=(2,), random_share=0.0))
+    start = universal_file(tmp_path, Tables(presets=("podkidnoy", "attacker-only"), seats=(2,), random_share=0.0))
     out = tmp_path / "run"
     cfg = merge.MergeConfig(start, str(out), games=4, epochs=1, workers=1)
     lines = []
     bot = load_bot(merge.run(cfg, say=lines.append))
     assert bot.universal and bot.metadata["trainer"] == "distillation"
-    assert bot.metadata["tables"]["presets"] == ["podkidnoy", "seed000"]
+    assert bot.metadata["tables"]["presets"] == ["podkidnoy", "attacker-only"]
     assert json.loads((out / "merge.json").read_text())["decisions"] > 0
     made = (out / "bot.onnx").stat().st_mtime_ns
     again = []

@@ -71,7 +71,7 @@ def test_a_disagreement_is_caught(monkeypatch):
 @pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, 2**64 - 1, 2**64 + 12345, -77, 10**40])
 def test_the_same_seed_deals_the_same_cards(seed):
     """random.Random's seeding and shuffle, reproduced: any integer seed, negative and past 64 bits too."""
-    for rules in (Rules(), Rules.preset("perevodnoy", num_players=4, deck_size=52), Rules.preset("seed002")):
+    for rules in (Rules(), Rules.preset("perevodnoy", num_players=4, deck_size=52), Rules.preset("throw-after-take")):
         ref, nat = Game(rules, seed, 1), native_game(rules, seed, 1)
         assert Game.assemble(rules, **nat.facts()).to_dict() == ref.to_dict()
     assert seed_words(seed)[0] == abs(seed) & 0xFFFFFFFF
@@ -80,7 +80,7 @@ def test_the_same_seed_deals_the_same_cards(seed):
 def test_a_redeal_draws_on_from_the_same_stream():
     """Seed 002: "If nobody holds a trump, the cards are dealt again": the native engine shuffles again from the
     same generator, as the reference does, so a redealt seed still deals the same cards."""
-    rules = Rules.preset("seed002", num_players=2, deck_size=52, hand_size=1)
+    rules = Rules.preset("throw-after-take", num_players=2, deck_size=52, hand_size=1)
     redealt = [s for s in range(400) if _first_shuffle_has_no_trump(rules, s)]
     assert redealt, "no seed among 400 needed a redeal"
     for seed in redealt[:5]:
@@ -124,8 +124,8 @@ def _python_and_native(rules, envs, seed, **kw):
 ARRAYS = ("obs", "mask", "seats", "rewards", "ended", "truncated")
 
 
-@pytest.mark.parametrize("preset,players,limit", [("podkidnoy", 2, 110), ("perevodnoy", 4, 230), ("seed003", 6, 300),
-                                                  ("seed001", 3, 170)])
+@pytest.mark.parametrize("preset,players,limit", [("podkidnoy", 2, 110), ("perevodnoy", 4, 230), ("tournament", 6, 300),
+                                                  ("after-beaten", 3, 170)])
 def test_the_vector_core_writes_the_reference_arrays_bit_for_bit(preset, players, limit):
     rules = Rules.preset(preset, num_players=players)
     py, nat = _python_and_native(rules, 16, 5, max_moves=limit)  # about a tenth of the deals cut off
@@ -218,7 +218,7 @@ def test_an_illegal_vector_action_is_refused_with_the_engines_code_and_changes_n
     assert err.value.code == Refusal.NOT_AN_ACTION
 
 
-@pytest.mark.parametrize("preset,players", [("podkidnoy", 2), ("perevodnoy", 3), ("seed003", 5)])
+@pytest.mark.parametrize("preset,players", [("podkidnoy", 2), ("perevodnoy", 3), ("tournament", 5)])
 def test_the_aec_environment_plays_the_same_on_both_engines(preset, players):
     """raw_env() on the native engine (the default where it is built) and on the reference: the same observations,
     masks, rewards, ends, infos, snapshots and refusals, decision for decision, over several deals."""

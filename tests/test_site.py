@@ -65,7 +65,7 @@ def test_a_weights_file_plays_as_its_onnx_file(family, tmp_path):
     onnx_bot = load_bot(path)
     weights_bot = load_weights(write_weights(path, tmp_path / "bot.weights.json"))
     assert weights_bot.rules == rules and weights_bot.metadata == onnx_bot.metadata
-    rules = rules or Rules.preset("seed002", num_players=5)  # the universal bot, at a table no specialist plays
+    rules = rules or Rules.preset("throw-after-take", num_players=5)  # the universal bot, at a table no specialist plays
     decisions = 0
     for view in positions(rules, 12, seed=5):
         if view.to_act != view.seat or len(view.legal_actions) < 2:

@@ -52,7 +52,7 @@ def test_a_game_holds_its_rules_facts_and_what_is_derived_from_them():
 
 
 def test_clone_copies_every_fact_shares_no_list_and_derives_the_rest():
-    game = Game(Rules.preset("seed003", num_players=4), 5)
+    game = Game(Rules.preset("tournament", num_players=4), 5)
     rng = random.Random(5)
     while not game.out_groups:  # far enough that every fact has left its starting value
         game.step(rng.choice(game.legal_actions()))
@@ -72,7 +72,7 @@ def test_clone_copies_every_fact_shares_no_list_and_derives_the_rest():
 def test_a_derived_fact_out_of_step_with_the_facts_is_an_invariant_violation(name, value):
     """``check_invariants`` derives every derived fact afresh and compares: a move that forgot to keep one in
     step is caught in every game the tests play."""
-    game = Game(Rules.preset("seed003", num_players=4), 5)
+    game = Game(Rules.preset("tournament", num_players=4), 5)
     rng = random.Random(5)
     while not (game.out_groups and game.attacks and game.defences[0] >= 0):
         game.step(rng.choice(game.legal_actions()))
@@ -96,7 +96,7 @@ def test_a_snapshot_names_each_fact_once_and_refuses_a_bout_limit_that_is_not_th
 
 
 def test_snapshot_of_finished_game_round_trips():
-    game = random_game(Rules.preset("seed003", num_players=4), 3)
+    game = random_game(Rules.preset("tournament", num_players=4), 3)
     again = Game.from_dict(game.to_dict())
     assert again.result == game.result and again.legal_actions() == ()
 

@@ -42,13 +42,13 @@ def test_the_table_shows_roles_known_cards_the_turned_card_and_the_open_discard(
     assert text.splitlines()[-1] == "you (leading): 6D 9H AH 6S 7C QC"
     assert "Trump ♣ C (turned card 10C, drawn)" in text and "player_1: 6 cards · defending" in text
     assert "discard 24: 7D 10D" in text  # the rules show the beaten cards, so the table lists them
-    hidden = position(Rules.preset("seed003"), ["7C 9H", "8H 8S"], "10C", stock=0)
+    hidden = position(Rules.preset("tournament"), ["7C 9H", "8H 8S"], "10C", stock=0)
     assert "discard 32 ·" in render(hidden.view(0), names(2))  # seed 003: "only their number is shown"
 
 
 def test_roles_after_a_take_and_while_throwing_in_and_plural_cards():
     """It said "waiting" when the human could throw in, "defending" after the defender said take, "1 cards"."""
-    rules = Rules.preset("seed002")
+    rules = Rules.preset("throw-after-take")
     game = position(rules, ["7H 7C 8D", "9S 10S"], "6C", stock=0)
     act(game, "attack 7H")
     assert render(game.view(0), names(2)).splitlines()[-1].startswith("you (may throw in)")
@@ -142,9 +142,9 @@ def test_durak_play_perevodnoy_against_the_shipped_perevodnoy_bot(tmp_path, monk
     assert make_bot("trained", rules=record.rules).metadata["trained_for"] == "perevodnoy, 2 players"
 
 
-@pytest.mark.parametrize("preset, players", [("seed001-transfer", 3), ("seed003", 4)])
+@pytest.mark.parametrize("preset, players", [("after-beaten-transfer", 3), ("tournament", 4)])
 def test_durak_play_seats_the_shipped_bot_made_for_a_bigger_table(preset, players, tmp_path, monkeypatch):
-    """Issue 12: `durak play --rules seed001-transfer --players 3 --opponent trained` (or seed003 at 4) puts
+    """Issue 12: `durak play --rules after-beaten-transfer --players 3 --opponent trained` (or tournament at 4) puts
     the bot made for that table at every other seat; the 2-seat bots are not made for it."""
     answers = iter(["1"] * 3000)
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))

@@ -86,8 +86,8 @@ def test_exported_bot_plays_in_the_evaluator(tiny_run):
 
 def test_bot_for_other_rules_is_refused(tiny_run, capsys):
     with pytest.raises(ValueError, match="trained for other rules"):
-        load_bot(tiny_run / "bot.onnx", rules=Rules.preset("seed003"))
-    assert main(["eval", str(tiny_run / "bot.onnx"), "heuristic", "--rules", "seed003", "--quiet"]) == 2
+        load_bot(tiny_run / "bot.onnx", rules=Rules.preset("tournament"))
+    assert main(["eval", str(tiny_run / "bot.onnx"), "heuristic", "--rules", "tournament", "--quiet"]) == 2
     assert "other rules" in capsys.readouterr().err
 
 
@@ -196,7 +196,7 @@ def test_every_shipped_bot_says_what_it_was_trained_for(family):
     meta = bot.metadata
     if made_for is None:  # the universal bot: any rules, and what "trained" plays where no specialist does
         assert bot.universal and meta["rules"] is None and meta["trained_for"] == "any rules"
-        made_for = Rules.preset("seed002", num_players=5)
+        made_for = Rules.preset("throw-after-take", num_players=5)
         assert make_bot("trained", rules=made_for).universal
     else:
         assert bot.rules == made_for and meta["trained_for"] == made_for.describe()

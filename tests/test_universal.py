@@ -136,8 +136,8 @@ HELD = ({"deck_size": 24, "num_players": 3, "transfer": True}, {"num_players": 4
 def test_tables_never_deal_a_held_out_combination():
     tables = Tables(held_out=HELD, random_share=0.5)
     names = [name for name, _ in tables.named()]
-    assert "seed001-4" not in names and "seed002-neighbours-4" not in names  # neighbours at four: held out
-    assert "podkidnoy-2" in names and "seed003-6" in names and "podkidnoy-6" not in names  # 36 cards seat five
+    assert "after-beaten-4" not in names and "neighbours-4" not in names  # neighbours at four: held out
+    assert "podkidnoy-2" in names and "tournament-6" in names and "podkidnoy-6" not in names  # 36 cards seat five
     rng = random.Random(1)
     drawn = [tables.sample(rng) for _ in range(3000)]
     assert not any(tables.excludes(r) for r in drawn)
@@ -147,7 +147,7 @@ def test_tables_never_deal_a_held_out_combination():
 
 
 def test_table_weights_deal_a_table_that_much_more_often():
-    tables = Tables(presets=("podkidnoy", "seed003"), seats=(2,), random_share=0, weights={"podkidnoy-2": 3})
+    tables = Tables(presets=("podkidnoy", "tournament"), seats=(2,), random_share=0, weights={"podkidnoy-2": 3})
     rng = random.Random(2)
     share = sum(tables.sample(rng) == Rules() for _ in range(4000)) / 4000
     assert share == pytest.approx(0.75, abs=0.03)
@@ -253,7 +253,7 @@ def test_a_universal_bot_bound_to_a_table_is_a_bot_of_those_rules(universal_file
 def test_search_with_a_universal_network_plays_its_table(universal_file):
     from baselines.netsearch import NetSearchBot
 
-    rules = Rules.preset("seed002", num_players=5)
+    rules = Rules.preset("throw-after-take", num_players=5)
     bot = NetSearchBot(load_bot(universal_file, rules=rules), seed=1, playouts=16)
     for game in positions(rules, seed=3, count=5):
         assert bot.act(game.view(game.to_act)) in game.legal_actions()
@@ -265,7 +265,7 @@ TINY_ANY = {"rules": "any", "tables": {"held_out": [{"deck_size": 24, "num_playe
             "total_steps": 600, "num_envs": 8, "num_workers": 1, "rollout_steps": 200, "hidden_sizes": [16],
             "minibatch_size": 100, "update_epochs": 1, "opponents": {"self": 0.5, "pool": 0.2, "heuristic": 0.3},
             "snapshot_every": 1, "checkpoint_every": 1, "eval_every": 2, "eval_games": 4, "threads": 1,
-            "eval_tables": ["podkidnoy-2", "seed003-6", "held_out"], "pretrain_games": 12,
+            "eval_tables": ["podkidnoy-2", "tournament-6", "held_out"], "pretrain_games": 12,
             "pretrain_teacher": ["trained", "heuristic"], "pretrain_epochs": 1}
 
 
@@ -274,7 +274,7 @@ def test_a_run_over_tables_evaluates_each_table_and_exports_a_universal_bot(tmp_
 
     run = train_ppo(TrainConfig.from_dict(TINY_ANY), tmp_path / "run", progress=False)
     rows = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
-    tables = ["podkidnoy-2", "seed003-6", "deck_size=24, num_players=3"]
+    tables = ["podkidnoy-2", "tournament-6", "deck_size=24, num_players=3"]
     assert [r["table"] for r in rows] == tables * (len(rows) // 3) and len(rows) >= 6
     assert [r["seats"] for r in rows[:3]] == [2, 6, 3]
     bot = load_bot(run / "bot.onnx")
@@ -308,7 +308,7 @@ def test_the_shipped_universal_config_names_its_held_out_rules_and_deals_none_of
     for _, rules in tables.held_out_rules():
         assert rules not in named.values()
     evaluated = [name for name, _ in cfg.evaluation_tables()]
-    assert {"podkidnoy-2", "perevodnoy-2", "seed001-transfer-3", "seed003-4"} <= set(evaluated)
+    assert {"podkidnoy-2", "perevodnoy-2", "after-beaten-transfer-3", "tournament-4"} <= set(evaluated)
     assert len(evaluated) == len(set(evaluated)) >= 4 + 8
 
 
@@ -336,7 +336,7 @@ def test_trained_for_names_the_specialist_then_the_universal_bot_then_none(monke
     from baselines import trained_for
 
     assert trained_for(Rules.preset("perevodnoy")) == "perevodnoy"
-    assert trained_for(Rules.preset("seed003", num_players=4)) == "seed003"
+    assert trained_for(Rules.preset("tournament", num_players=4)) == "tournament"
     assert trained_for(Rules(num_players=6, deck_size=52)) == "universal"
     monkeypatch.delitem(baselines.SHIPPED_BOTS, "universal")
     assert trained_for(Rules(num_players=6, deck_size=52)) is None

@@ -1,4 +1,4 @@
-"""benchmarks/universal.py: a table's row counts only beside the specialist shipped now for it (the seed003
+"""benchmarks/universal.py: a table's row counts only beside the specialist shipped now for it (the tournament
 specialist 0.3 shipped after the universal bot's rows were played, and its table kept the 0.2 figure)."""
 
 import sys
@@ -21,14 +21,14 @@ def row(rules: Rules, **extra) -> dict:
 
 
 def test_a_row_counts_beside_the_specialist_shipped_now_only():
-    rules = Rules.preset("seed003", num_players=4)
+    rules = Rules.preset("tournament", num_players=4)
     now = bot_digest(shipped_bot(rules))
     assert still_counts(row(rules, specialist={"digest": now}), BOT, 3000)
     assert not still_counts(row(rules, specialist={"digest": "fedcba9876543210"}), BOT, 3000)  # shipped before
-    assert not still_counts(row(rules, specialist={"file": "seed003.onnx"}), BOT, 3000)  # names no digest
+    assert not still_counts(row(rules, specialist={"file": "tournament.onnx"}), BOT, 3000)  # names no digest
     assert not still_counts(row(rules, specialist={"digest": now}), "another bot's0", 3000)
     assert not still_counts(row(rules, specialist={"digest": now}), BOT, 1000)
 
 
 def test_a_table_without_a_specialist_needs_none():
-    assert still_counts(row(Rules.preset("seed000", num_players=3)), BOT, 3000)
+    assert still_counts(row(Rules.preset("attacker-only", num_players=3)), BOT, 3000)

@@ -18,7 +18,7 @@ def aec_decision(env):
     return int(agent.split("_")[1]), obs["observation"], obs["action_mask"]
 
 
-@pytest.mark.parametrize("preset, players, workers", [("podkidnoy", 2, 1), ("perevodnoy", 3, 1), ("seed003", 4, 2)])
+@pytest.mark.parametrize("preset, players, workers", [("podkidnoy", 2, 1), ("perevodnoy", 3, 1), ("tournament", 4, 2)])
 def test_the_vector_env_equals_aec_envs_on_the_same_seeds_and_actions(preset, players, workers):
     rules = Rules.preset(preset, num_players=players)
     n_envs, seed = 5, 40

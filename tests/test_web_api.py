@@ -83,8 +83,8 @@ class Witness:
 @pytest.mark.parametrize("preset, players, opponents", [
     ("podkidnoy", 2, ["heuristic"]), ("podkidnoy", 2, ["trained"]), ("perevodnoy", 2, ["easy"]),
     ("perevodnoy", 2, ["search:net"]),
-    ("seed003", 4, ["heuristic", "random", "easy"]), ("seed001-transfer", 3, ["search:fast"]),
-    ("seed001-transfer", 3, ["trained", "trained"]), ("seed003", 4, ["trained"] * 3),
+    ("tournament", 4, ["heuristic", "random", "easy"]), ("after-beaten-transfer", 3, ["search:fast"]),
+    ("after-beaten-transfer", 3, ["trained", "trained"]), ("tournament", 4, ["trained"] * 3),
 ])
 def test_complete_games_never_show_a_hidden_card_and_end_as_the_engine_says(client, preset, players, opponents):
     rng = random.Random(players)
@@ -119,7 +119,7 @@ def test_options_offer_presets_seats_and_bots(client):
     data = client.get("/api/options").json()
     presets = {p["name"]: p for p in data["presets"]}
     assert set(presets) == set(Rules.presets())
-    assert presets["seed003"]["seats"] == [2, 3, 4, 5, 6]  # five cards each at a full table of six
+    assert presets["tournament"]["seats"] == [2, 3, 4, 5, 6]  # five cards each at a full table of six
     assert presets["podkidnoy"]["seats"] == [2, 3, 4, 5]
     # the universal bot plays every table: a trained bot is offered at every size of every preset
     assert all(p["trained"] == p["seats"] for p in presets.values())
@@ -221,14 +221,14 @@ def test_hints_come_from_the_persons_view_and_name_legal_moves_only(client):
     assert {m["action"] for m in hint["moves"]} == set(legal_actions(data["state"]))
     assert abs(sum(m["p"] for m in hint["moves"]) - 1) < 1e-3
     check_honest(client, data["id"], hint)
-    other = client.post("/api/games", json={"preset": "seed002-neighbours", "players": 5, "seed": 1}).json()
+    other = client.post("/api/games", json={"preset": "neighbours", "players": 5, "seed": 1}).json()
     hint = client.get(f"/api/games/{other['id']}/hint").json()  # no specialist: the universal bot's hint
     assert {m["action"] for m in hint["moves"]} == set(legal_actions(other["state"]))
     check_honest(client, other["id"], hint)
 
 
 def test_a_seed003_match_adds_up_points_over_its_deals(client):
-    data = client.post("/api/games", json={"preset": "seed003", "players": 3, "match": True, "seed": 2,
+    data = client.post("/api/games", json={"preset": "tournament", "players": 3, "match": True, "seed": 2,
                                            "opponents": ["heuristic"]}).json()
     game_id, state = data["id"], data["state"]
     totals = [0, 0, 0]
@@ -288,13 +288,13 @@ def test_without_a_universal_bot_rules_with_no_specialist_have_no_trained_bot(cl
     import baselines
 
     monkeypatch.delitem(baselines.SHIPPED_BOTS, "universal")
-    response = client.post("/api/games", json={"preset": "seed003", "players": 3, "opponents": ["trained"]})
+    response = client.post("/api/games", json={"preset": "tournament", "players": 3, "opponents": ["trained"]})
     assert response.status_code == 422 and "no shipped bot" in response.json()["error"]
-    other = client.post("/api/games", json={"preset": "seed001", "players": 5, "seed": 1}).json()
+    other = client.post("/api/games", json={"preset": "after-beaten", "players": 5, "seed": 1}).json()
     response = client.get(f"/api/games/{other['id']}/hint")
     assert response.status_code == 404 and "no trained bot" in response.json()["error"]
     presets = {p["name"]: p for p in client.get("/api/options").json()["presets"]}
-    assert presets["podkidnoy"]["trained"] == [2] and presets["seed003"]["trained"] == [4]
+    assert presets["podkidnoy"]["trained"] == [2] and presets["tournament"]["trained"] == [4]
 
 
 def test_the_page_branches_on_refusal_codes_it_knows():

@@ -180,7 +180,7 @@ def play_whole_game(player: Player, how: str, shots: Path | None, name: str) -> 
     assert player.errors == []
 
 
-FOUR = "seed003"
+FOUR = "tournament"
 TRAINED_FOUR = any(r == Rules.preset(FOUR, num_players=4) for _, r in SHIPPED_BOTS.values())
 
 
@@ -206,7 +206,7 @@ def test_bots_move_one_at_a_time_with_a_short_pause(browser, backend):
     (The tests run the page at ?pace=250 to be quick; without it each pause is drawn from 0.4-0.7 s.)"""
     player = Player(browser, backend, pace=250)
     page = player.page
-    player.new_game("seed003", 4, "heuristic")
+    player.new_game("tournament", 4, "heuristic")
     page.evaluate("""() => {
         window.moveTimes = [];
         new MutationObserver((changes) => changes.forEach((c) => c.addedNodes.forEach((n) => {

@@ -280,7 +280,7 @@ def test_a_refusal_speaks_to_you_in_the_pages_words():
 def test_the_end_of_a_match_names_the_winner_and_its_points(browser, server):
     tab = Page(browser, server)
     page = tab.page
-    page.select_option("#preset", "seed003")
+    page.select_option("#preset", "tournament")
     page.select_option("#players", "3")
     page.check("#match")
     page.click("#deal")
@@ -349,7 +349,7 @@ def test_a_second_tab_that_falls_behind_catches_up(browser, server):
 def test_new_game_is_disabled_while_the_bots_move_and_long_logs_keep_their_numbers(browser, server):
     tab = Page(browser, server, pace=400)
     page = tab.page
-    page.select_option("#preset", "seed003")
+    page.select_option("#preset", "tournament")
     page.select_option("#players", "4")
     page.click("#deal")
     tab.idle()
@@ -407,8 +407,8 @@ def test_the_replay_viewer_opens_in_view_with_the_table_in_pairs(browser, server
 # ----- item 10: seed 004's Best figure under its own key ------------------------------------------------------
 
 @pytest.mark.parametrize("preset, players, key", [
-    ("seed004", 2, "orchidlines-best-durak"), ("podkidnoy", 2, "orchidlines-best-durak"),
-    ("perevodnoy", 2, "durak_env.best.perevodnoy"), ("seed003", 4, None)])
+    ("podkidnoy", 2, "orchidlines-best-durak"), ("podkidnoy", 2, "orchidlines-best-durak"),
+    ("perevodnoy", 2, "durak_env.best.perevodnoy"), ("tournament", 4, None)])
 def test_the_best_figure_has_seed_004s_key_for_its_game_and_a_named_key_elsewhere(preset, players, key):
     from frontends.web.table import Table, view_state
 

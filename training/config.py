@@ -16,7 +16,7 @@ import yaml
 from durak_env.cores import usable_cores
 from durak_env.engine.checks import is_integer
 from durak_env.engine.rules import Rules
-from durak_env.tables import Tables
+from durak_env.tables import Tables, table_name
 
 BOT_KINDS = ("heuristic", "easy", "random", "search")
 """The opponent kinds that are bots, each ``make_bot``'s bot of that name: a bot's name means one bot everywhere (a
@@ -39,7 +39,7 @@ class TrainConfig:
     """With ``rules: any``, the tables the games are dealt from (``durak_env.tables.Tables``: presets, seats,
     random_share, weights, held_out); null for the defaults.  Only with ``rules: any``."""
     eval_tables: Any = None
-    """With ``rules: any``, where each evaluation plays: named tables ("podkidnoy-2", "seed003-4": a preset and
+    """With ``rules: any``, where each evaluation plays: named tables ("podkidnoy-2", "tournament-4": a preset and
     its seats) and ``held_out`` (every held-out combination); null: ``EVAL_TABLES``."""
     seed: int = 1
     """Seeds the networks, the deals and every bot: the same seed reproduces a run on one machine."""
@@ -230,7 +230,8 @@ class TrainConfig:
             if entry == "held_out":
                 out += tables.held_out_rules()
                 continue
-            preset, _, seats = str(entry).rpartition("-")
+            entry = table_name(str(entry))
+            preset, _, seats = entry.rpartition("-")
             try:
                 out.append((entry, Rules.preset(preset, num_players=int(seats))))
             except ValueError as err:
@@ -333,7 +334,8 @@ class TrainConfig:
 
 ANY = "any"
 """``rules``' value for one policy for every table."""
-EVAL_TABLES = ("podkidnoy-2", "perevodnoy-2", "seed001-transfer-3", "seed003-4", "seed000-3", "seed002-5", "held_out")
+EVAL_TABLES = ("podkidnoy-2", "perevodnoy-2", "after-beaten-transfer-3", "tournament-4", "attacker-only-3",
+               "throw-after-take-5", "held_out")
 """Where a policy for any rules is evaluated by default: the four tables with a specialist, two without, and the
 held-out combinations."""
 

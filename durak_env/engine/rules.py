@@ -1,7 +1,7 @@
 """Every rule choice of a Durak variant, as one frozen, validated object.
 
-Rules are data: each preset below reproduces one of the five rule references
-(seeds 000-004, which this project keeps beside the repository), and
+Rules are data: each preset below, named by what it plays, reproduces one of the five rule references
+(seeds 000-004, which this project keeps beside the repository; docs/rules.md says what each is), and
 docs/rules.md lists every field with the sentence of the seed it comes from.  The engine reads these fields and
 nothing else; a variant is never a code edit.
 """
@@ -9,6 +9,7 @@ nothing else; a variant is never a code edit.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -149,7 +150,9 @@ class Rules:
 
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> "Rules":
-        """The named preset, with any fields overridden (e.g. ``num_players=4``)."""
+        """The named preset, with any fields overridden (e.g. ``num_players=4``).  The old names (``seed003``...)
+        work too (``RENAMED``)."""
+        name = preset_name(name)
         if name not in PRESETS:
             raise ValueError(f"unknown rules preset {name!r}; presets: {', '.join(PRESETS)}")
         return PRESETS[name][0].replace(**overrides)
@@ -214,14 +217,47 @@ _SEED003 = Rules(
 _SEED004 = Rules()
 
 PRESETS: dict[str, tuple[Rules, str]] = {
-    "podkidnoy": (_SEED004, "the default: 2-player 36-card throw-in Durak exactly as seed 004 plays it"),
-    "perevodnoy": (_SEED002.replace(transfer=True), "transfer Durak as seed 002 describes it"),
-    "seed000": (_SEED000, "seed 000 (Gameweave): attacker alone throws in, cap from the defender's hand at bout start"),
-    "seed001": (_SEED001, "seed 001: attacker then the defender's other neighbour throw in; throw-in after a take"),
-    "seed001-transfer": (_SEED001.replace(transfer=True), "seed 001's Transfer level (perevodnoy against one player)"),
-    "seed002": (_SEED002, "seed 002: everyone throws in, five attacks until the first discard, redeal without trumps"),
-    "seed002-neighbours": (_SEED002.replace(throw_in="neighbours"), "seed 002 where only the defender's neighbours throw in"),
-    "seed002-perevodnoy": (_SEED002.replace(transfer=True), "seed 002's perevodnoy (transfer) game"),
-    "seed003": (_SEED003, "seed 003: tournament rules, hidden discard, 150-bout cap, placing points and matches"),
-    "seed004": (_SEED004, "seed 004: two players, 36 cards, the walkthrough game"),
+    "podkidnoy": (_SEED004, "the default: 2-player 36-card throw-in Durak; everyone but the defender may throw in, "
+                            "also before the cards on the table are beaten (seed 004)"),
+    "perevodnoy": (_SEED002.replace(transfer=True), "transfer Durak: a defender who has beaten nothing yet may pass "
+                                                    "the attack on with a card of its rank (seed 002)"),
+    "attacker-only": (_SEED000, "the attacker alone throws in, once every card is beaten; never more attacks than "
+                                "the defender held when the bout began (seed 000)"),
+    "after-beaten": (_SEED001, "the attacker, then the defender's other neighbour, throw in once everything is "
+                               "beaten, and may go on after a take (seed 001)"),
+    "after-beaten-transfer": (_SEED001.replace(transfer=True), "after-beaten with transfer (seed 001's Transfer "
+                                                                  "level)"),
+    "throw-after-take": (_SEED002, "everyone throws in, also after the defender says take; five attacks until the "
+                                   "first discard; a redeal when nobody holds a trump (seed 002)"),
+    "neighbours": (_SEED002.replace(throw_in="neighbours"), "throw-after-take where only the defender's two "
+                                                            "neighbours throw in (seed 002)"),
+    "tournament": (_SEED003, "tournament rules: five attacks in the first bout, the discard hidden, a 150-bout cap, "
+                             "placing points and five-deal matches (seed 003)"),
 }
+"""Each preset by what it plays, and where it comes from (the rule references, seeds 000-004: docs/rules.md)."""
+
+RENAMED: dict[str, str] = {"seed000": "attacker-only", "seed001": "after-beaten", "seed001-transfer":
+                           "after-beaten-transfer", "seed002": "throw-after-take", "seed002-neighbours": "neighbours",
+                           "seed002-perevodnoy": "perevodnoy", "seed003": "tournament", "seed004": "podkidnoy"}
+"""The presets' names before they were named by what they play (issue 44): each still works, and says so once."""
+
+
+class PresetRenamed(FutureWarning):
+    """A preset asked for by its old name (``RENAMED``)."""
+
+
+_TOLD: set[str] = set()
+
+
+def preset_name(name: str) -> str:
+    """``name``, or the preset an old name is now called (saying so once a process, as a ``PresetRenamed``
+    warning)."""
+    new = RENAMED.get(name) if isinstance(name, str) else None
+    if new is None:
+        return name
+    if name not in _TOLD:
+        _TOLD.add(name)
+        warnings.warn(f"the rules preset {name!r} is now called {new!r}; the old name works as well",
+                      PresetRenamed, stacklevel=3)
+    return new
+

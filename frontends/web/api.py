@@ -28,7 +28,7 @@ from durak_env.engine.game import Game
 from durak_env.engine.match import Match
 from durak_env.engine.record import load_record, read_seed
 from durak_env.engine.render import describe_bout, describe_result, sorted_hand
-from durak_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from durak_env.engine.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 
 from .table import Refused, Table, card_json, move_text, new_seed
 
@@ -232,7 +232,7 @@ class Api:
 
     def _rules(self, body: dict[str, Any]) -> tuple[str, Rules]:
         options = self.options
-        preset = body.get("preset", options.preset)
+        preset = preset_name(body.get("preset", options.preset))  # an old name: a game saved before the renaming
         if not isinstance(preset, str) or preset not in Rules.presets():
             raise Refused(422, f"unknown preset {preset!r}; presets: {', '.join(Rules.presets())}")
         players = body.get("players", options.rules.num_players)

@@ -251,7 +251,7 @@ def view_state(view: SeatView, table: Table) -> dict[str, Any]:
                     [card_json(c, trump) for c in sorted_hand(list(view.discard), trump)]},
         "your_turn": bool(legal), "take": take, "done": done, "taking": view.taking,
         "answer": view.to_answer if "defend" in kinds else None, "transfer_to": transfer_to,
-        "points_shown": table.match is not None or table.preset == "seed003", "best": best_figure_key(table),
+        "points_shown": table.match is not None or table.preset == "tournament", "best": best_figure_key(table),
         "status": status(view, table, transfer_to), "over": view.is_over,
     }
     if view.is_over:
@@ -291,7 +291,7 @@ def match_text(match: Match, names: list[str]) -> str:
     return f"Match over: {who} {verb} with {match.totals[winners[0]]} points ({totals})."
 
 
-SEED004 = Rules.preset("seed004")
+SEED004 = Rules.preset("podkidnoy")
 
 
 def best_figure_key(table: Table) -> dict[str, str] | None:
