@@ -303,9 +303,10 @@ def test_the_page_branches_on_refusal_codes_it_knows():
     import re
     from pathlib import Path
 
+    import frontends.web
     from durak_env import Refusal
 
-    script = (Path(__file__).resolve().parent.parent / "frontends" / "web" / "static" / "app.js").read_text()
+    script = (Path(frontends.web.__file__).parent / "static" / "app.js").read_text()  # the installed page's too
     assert "err.code = data.code" in script and "err.status === 409" not in script
     stays = set(re.findall(r'"(\w+)"', re.search(r"const STAYS = new Set\(\[(.*?)\]\)", script, re.S).group(1)))
     assert stays == (set(REQUEST_CODES.values()) - {"conflict"}) | {Refusal.NOT_AN_ACTION.value}
