@@ -694,7 +694,7 @@ function showResult(s) {
   // Seed 003's placing points only where they count: in its deals and in matches.
   const rows = s.seats.map((seat) => `<tr><td>${escapeHtml(seat.name)}</td><td>place ${seat.place}</td>` +
     (s.points_shown ? `<td>${seat.points} point${seat.points === 1 ? "" : "s"}</td>` : "") + "</tr>");
-  $("placings").innerHTML = `<tr><th>player</th><th>place</th>${s.points_shown ? "<th>seed 003 points</th>" : ""}</tr>${rows.join("")}`;
+  $("placings").innerHTML = `<tr><th>player</th><th>place</th>${s.points_shown ? "<th>placing points</th>" : ""}</tr>${rows.join("")}`;
   $("seed").textContent = `The deal's seed was ${s.seed}.`;
   setDownload(gameId).catch((err) => showError(err.message));
   const matchLeft = s.match && !s.match.over;
