@@ -127,13 +127,16 @@ class SelfPlayVectorEnv:
             finally:
                 replies = [helpers.receive(w) for w in range(len(helpers))]
         except WorkerGone:
-            codes = helpers.exitcodes()
-            self.close()
-            raise RuntimeError(f"a vector environment worker died (exit codes {codes}); the environment is "
-                               "closed") from None
+            self._died()
         for reply in replies:
             if reply is not None:
                 raise RuntimeError(f"a vector environment worker failed: {reply}")
+
+    def _died(self) -> None:
+        """A helper process is gone: close the environment and say so in one line."""
+        codes = self._helpers.exitcodes()
+        self.close()
+        raise RuntimeError(f"a vector environment worker died (exit codes {codes}); the environment is closed") from None
 
     def _refuse(self, i: int) -> None:
         """Raise the IllegalAction that the share holding deal ``i`` gives its action in ``_actions`` (the engine's
@@ -146,10 +149,7 @@ class SelfPlayVectorEnv:
                 self._helpers.send(share - 1, ("check",))
                 refused = self._helpers.receive(share - 1)
             except WorkerGone:
-                codes = self._helpers.exitcodes()
-                self.close()
-                raise RuntimeError(f"a vector environment worker died (exit codes {codes}); the environment is "
-                                   "closed") from None
+                self._died()
             if isinstance(refused, IllegalAction):
                 raise refused
         raise AssertionError(f"deal {i}: refused by the mask, but not by its engine")
