@@ -143,14 +143,34 @@ class Site:
         return Mirror(page, self.options)
 
 
+class FolderServer:
+    """A static file server for ``folder`` on a free port of 127.0.0.1, in a thread, as any web host would serve a
+    site built by ``durak site``; ``stop()`` ends it (the site's server gone)."""
+
+    def __init__(self, folder):
+        import functools
+        import threading
+        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(10)
+
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
     """``durak site``'s folder for podkidnoy (every preset is offered) with the 0.2 bot as a bot file named
     ``mine``, served on a free port of 127.0.0.1."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
     from frontends.web.api import Options
     from frontends.web.site import build_site
 
@@ -158,17 +178,9 @@ def site(tmp_path_factory):
 
     files = {"mine": str(SHIPPED_BOTS["podkidnoy-0.2"][0])}  # a bot file given with --bot
     folder = build_site(tmp_path_factory.mktemp("site"), Options(bot_files=files, in_page=True))
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(folder))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/", Site(folder, Options(bot_files=files, in_page=True, games_per_minute=10_000))
-    httpd.shutdown()
-    thread.join(10)
+    server = FolderServer(folder)
+    yield server.url, Site(folder, Options(bot_files=files, in_page=True, games_per_minute=10_000))
+    server.stop()
 
 
 @pytest.fixture(params=["serve", "site"])

@@ -200,3 +200,44 @@ def test_a_whole_deal_against_the_shipped_bot_with_the_network_cut(browser, site
     assert asked == [] and errors == []
     assert "for practice, not for play against people" in page.inner_text("footer")
     page.close()
+
+
+def test_the_site_reloads_offline_with_its_server_gone_and_the_deal_plays_on(browser, site):
+    """Issue 46: the service worker keeps every file of the site on the first visit, so that a reload with the
+    network off and the server stopped resumes the deal in progress, under the same deal number, to its end."""
+    from conftest import FolderServer
+
+    folder = site[1].folder
+    manifest = json.loads((folder / "manifest.webmanifest").read_text())
+    assert manifest["start_url"] == "./" and manifest["display"] == "standalone"
+    server = FolderServer(folder)  # an origin of its own: a service worker no other test has installed
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server.url}?pace=0")
+    page.wait_for_function("document.body.dataset.busy === '0' && !document.getElementById('game').hidden")
+    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)  # installed, files kept
+    for _ in range(3):
+        if page.locator("#hand .card.legal").count():
+            page.locator("#hand .card.legal").first.click()
+        else:
+            page.click("#take" if page.is_enabled("#take") else "#done")
+        page.wait_for_function("document.body.dataset.busy === '0'")
+    before = page.inner_text("#info"), page.inner_text("#hand"), page.inner_text("#log")
+    server.stop()
+    context.set_offline(True)
+    page.reload()
+    page.wait_for_function("document.body.dataset.busy === '0' && !document.getElementById('game').hidden",
+                           timeout=60_000)
+    assert (page.inner_text("#info"), page.inner_text("#hand"), page.inner_text("#log")) == before
+    for _ in range(400):
+        if page.is_visible("#result"):
+            break
+        if page.locator("#hand .card.legal").count():
+            page.locator("#hand .card.legal").first.click()
+        else:
+            page.click("#take" if page.is_enabled("#take") else "#done")
+        page.wait_for_function("document.body.dataset.busy === '0'")
+    assert page.is_visible("#result") and errors == []
+    context.close()

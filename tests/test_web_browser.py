@@ -67,8 +67,8 @@ class Player:
 
     def playable(self) -> dict[str, object]:
         """What the page lets the person do: the highlighted cards and the two buttons."""
-        cards = self.page.eval_on_selector_all("#hand .card", "els => els.map(e => [e.dataset.card, !e.disabled, "
-                                               "e.classList.contains('legal')])")
+        cards = self.page.eval_on_selector_all("#hand .card", "els => els.map(e => [e.dataset.card, "
+                                               "e.getAttribute('aria-disabled') !== 'true', e.classList.contains('legal')])")
         transfers = self.page.eval_on_selector_all("#hand button.transfer:enabled", "els => els.map(e => e.dataset.card)")
         plays = {c for c, _, legal in cards if legal}
         return {"cards": plays | set(transfers), "dimmed": {c for c, on, _ in cards if not on},
@@ -121,7 +121,7 @@ class Player:
             for _ in range(rng.randrange(1, len(shown["cards"]) + 1)):
                 self.page.keyboard.press("ArrowRight")  # seed 001: "use the arrow keys and Enter"
             focused = self.page.evaluate("document.activeElement.dataset.card")
-            assert focused in shown["plays"]
+            assert focused in shown["cards"]  # a card that plays, or a Transfer button
             self.page.keyboard.press("Enter")
         else:
             self.page.keyboard.press("T" if choice == "take" else "D")  # "T to take and D for Done"
@@ -141,15 +141,12 @@ def play_whole_game(player: Player, how: str, shots: Path | None, name: str) -> 
         if step == 3:
             player.dimmed_card_does_nothing()
         if not reloaded and step == 5:
-            # The game survives a reload: the server keeps it; a page that runs the engine replays it (the deal's
-            # number is drawn afresh there, so it is left out).
-            def info() -> str:
-                return re.sub(r"deal #\w+", "", page.inner_text("#info")) if player.in_page else page.inner_text("#info")
-
-            before = (info(), player.playable(), page.inner_text("#log"))
+            # The game survives a reload: the server keeps it; a page that runs the engine replays it, under the
+            # same deal number.
+            before = (page.inner_text("#info"), player.playable(), page.inner_text("#log"))
             page.reload()
             player.idle()
-            assert (info(), player.playable(), page.inner_text("#log")) == before
+            assert (page.inner_text("#info"), player.playable(), page.inner_text("#log")) == before
             opponents = page.eval_on_selector_all("select.opponent", "els => els.map(e => e.value)")
             assert (page.input_value("#preset"), page.input_value("#players"), *set(opponents)) == player.setup
             reloaded = True
@@ -168,7 +165,8 @@ def play_whole_game(player: Player, how: str, shots: Path | None, name: str) -> 
     elif fool == player.table.seat:
         assert text.startswith("You are the durak, the fool.")
     else:
-        assert text.startswith(f"{player.table.bot_names[fool]} (player {fool + 1}) is the fool.")
+        name = player.table.bot_names[fool]  # a sentence starts with a capital letter
+        assert text.startswith(f"{name[0].upper()}{name[1:]} (player {fool + 1}) is the fool.")
     assert "places:" not in text  # the placings are the table under the sentence, not repeated
     log = page.inner_text("#log")
     assert not re.search(r"\b(10|[2-9JQKA])[CDHS]\b", log), log

@@ -45,7 +45,7 @@ class Page:
     def set_position(self, game) -> None:
         """Put the deal at ``game``'s position (the person at seat 0, to act) and reload the page onto it."""
         table = self.table
-        table.game, table.rules, table.moves = game, game.rules, []
+        table.game, table.rules, table.moves, table.log = game, game.rules, [], []
         self.page.reload()
         self.idle()
 
@@ -340,9 +340,12 @@ def test_a_second_tab_that_falls_behind_catches_up(browser, server):
     one.idle()
     two.locator("#hand .card[data-card='9S']").click()  # stale: 9♠ is already on the table
     two.wait_for_function("document.body.dataset.busy === '0'")
-    assert two.is_visible("#error") and "you do not hold 9♠" in two.inner_text("#error")
+    error = two.inner_text("#error")
+    assert "you do not hold 9♠" in error and "moved on in another tab" in error  # a sentence says what happened
     two.wait_for_function("([a]) => document.getElementById('info').textContent === a", arg=[one.page.inner_text("#info")])
     assert two.inner_text("#hand") == one.page.inner_text("#hand")
+    assert two.inner_text("#log") == one.page.inner_text("#log")  # the whole log, the other tab's moves included
+    assert one.table.log == [("you: defend 9♠", "mine")]
     one.close()
 
 

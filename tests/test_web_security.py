@@ -191,3 +191,18 @@ def test_a_match_deal_replays_from_the_page_and_from_its_record(client):
     top = client.post("/api/games", json={"seed": str(2**64 - 1)})  # every seed the server can make comes back
     assert top.status_code == 201 and client.app_tables.get(top.json()["id"]).seed == 2**64 - 1
     one_line_error(client.post("/api/games", json={"seed": str(2**64)}), 422, "seed must be")
+
+
+@pytest.mark.parametrize("path, method", [("/", "GET"), ("/static/app.js", "GET"), ("/api/options", "GET"),
+                                          ("/api/games/0123", "GET"), ("/nowhere", "GET"), ("/api/games", "PUT")])
+def test_no_other_site_may_frame_any_page_or_answer(client, path, method):
+    """Seed 001's page inside a frame of another site would play clicks it lured there: every answer, refusals
+    included, forbids it."""
+    response = client.request(method, path)
+    assert response.headers["content-security-policy"] == "frame-ancestors 'none'", (path, response.status_code)
+    assert response.headers["x-frame-options"] == "DENY"
+
+
+def test_a_foreign_origins_refusal_forbids_framing_too(client):
+    response = client.post("/api/games", json={}, headers={"Origin": "http://evil.example"})
+    assert response.status_code == 403 and response.headers["x-frame-options"] == "DENY"

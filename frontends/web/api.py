@@ -179,12 +179,15 @@ class Api:
         if not isinstance(match, bool):
             raise Refused(422, f"match must be true or false, got {match!r}")
         bots, names = self._seat_bots(body, rules, seat)
-        table = Table(rules, preset, seat, bots, names, seed, Match(rules, seed=seed) if match else None)
+        table = Table(rules, preset, seat, bots, names, seed, Match(rules, seed=seed) if match else None,
+                      fresh=self._fresh(body), deal_names=self._deal_names(body))
         events = locked(table, table.start)
         return {"id": self.tables.add(table), "events": events, "state": table.state()}
 
     def game(self, game_id: str) -> dict[str, Any]:
-        return {"id": game_id, "state": self.tables.get(game_id).state()}
+        """The position, and the deal's move log as the page shows it (a reload, or a tab that fell behind)."""
+        table = self.tables.get(game_id)
+        return locked(table, lambda: {"id": game_id, "state": table.state(), "log": [list(line) for line in table.log]})
 
     def move(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
         table = self.tables.get(game_id)
@@ -198,10 +201,10 @@ class Api:
 
     def hint(self, game_id: str) -> dict[str, Any]:
         table = self.tables.get(game_id)
-        bot = self._hint_bot(table.rules)
-        if bot is None:
+        found = self._hint_bot(table.rules)
+        if found is None:
             raise Refused(404, f"no trained bot for {table.rules.describe()}: hints need one")
-        return locked(table, table.hint, bot)
+        return locked(table, table.hint, *found)
 
     def record(self, game_id: str) -> dict[str, Any]:
         """The finished deal's record, and the file name to save it under."""
@@ -255,6 +258,24 @@ class Api:
         except ValueError as err:
             raise Refused(422, str(err)) from None
 
+    def _fresh(self, body: dict[str, Any]) -> bool:
+        """Whether nobody chose the deal's seed: the server drew it, or the page that runs the engine itself did
+        (it draws every seed, and says so with ``seed_drawn``)."""
+        if body.get("seed") is None:
+            return True
+        return self.options.in_page and body.get("seed_drawn") is True
+
+    def _deal_names(self, body: dict[str, Any]) -> int | None:
+        """The seed of the deal numbers shown, which a page that runs the engine itself names (its journal deals
+        again under the same numbers); the server draws its own."""
+        given = body.get("deal_names")
+        if given is None or not self.options.in_page:
+            return None
+        try:
+            return read_seed(given, "deal_names")
+        except ValueError as err:
+            raise Refused(422, str(err)) from None
+
     def _seat_bots(self, body: dict[str, Any], rules: Rules, seat: int) -> tuple[list, list[str]]:
         """The bot at every seat but the person's (None there), and every seat's name."""
         names = body.get("opponents", self.options.opponents)
@@ -292,7 +313,8 @@ class Api:
         return bot
 
     def _hint_bot(self, rules: Rules):
-        """The bot that gives hints at these rules: the shipped one, or a bot file made for them; None if none."""
+        """The bot that gives hints at these rules, and its name in the page's words: the shipped one, or a bot
+        file made for them (named as ``--bot`` named it); None if none."""
         if rules not in self._hint_bots:
             for name, path in [("trained", None), *self.options.bot_files.items()]:
                 try:
@@ -300,7 +322,7 @@ class Api:
                 except ValueError:
                     continue
                 if bot.rules == rules or getattr(bot, "universal", False):
-                    self._hint_bots[rules] = bot
+                    self._hint_bots[rules] = (bot, "The trained bot" if path is None else f"The bot {name}")
                     break
             else:
                 self._hint_bots[rules] = None

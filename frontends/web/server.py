@@ -43,9 +43,28 @@ from .api import CREATED, MAX_BODY, ROUTES, Api, Options, parse_body
 from .table import Refused
 
 STATIC = Path(__file__).with_name("static")
+NO_FRAMES = [(b"content-security-policy", b"frame-ancestors 'none'"), (b"x-frame-options", b"DENY")]
+"""Sent with every answer: no other site may show the page inside a frame of its own (and lure clicks onto it)."""
+
+
 def answer(err: Refused, headers=None) -> JSONResponse:
     """A refusal's answer: its status, and ``{"error": one line, "code": a stable code}``."""
     return JSONResponse({"error": str(err), "code": err.code}, status_code=err.status, headers=headers)
+
+
+class NoFrames:
+    """ASGI middleware: ``NO_FRAMES`` on every answer, the refusals included."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        async def framed(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *NO_FRAMES]}
+            await send(message)
+
+        await self.app(scope, receive, framed if scope["type"] == "http" else send)
 
 
 class SameOrigin:
@@ -129,7 +148,8 @@ def make_app(options: Options | None = None) -> Starlette:
     routes = [Route("/", index), *(route(*r) for r in ROUTES),
               Mount("/static", StaticFiles(directory=STATIC), name="static")]
     app = Starlette(routes=routes, exception_handlers={Refused: refused, HTTPException: http_error},
-                    middleware=[Middleware(SameOrigin, allowed_hosts=api.options.allowed_hosts)])
+                    middleware=[Middleware(NoFrames),
+                                Middleware(SameOrigin, allowed_hosts=api.options.allowed_hosts)])
     app.state.tables = api.tables  # for tests that look behind the page
     return app
 

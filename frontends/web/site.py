@@ -41,17 +41,42 @@ SOURCES = ("durak_env/__init__.py", "durak_env/engine/*.py", "durak_env/observat
            "baselines/policy_file.py", "frontends/__init__.py", "frontends/web/__init__.py", "frontends/web/api.py",
            "frontends/web/table.py", "frontends/web/page.py")
 """The Python the page runs: the engine, the observation, the bots that need no numpy and the page's API."""
-STATIC = ("app.js", "style.css", "site.js", "worker.js")
-"""The page's files besides index.html (rewritten for the site) and the icon (inlined into it)."""
+STATIC = ("app.js", "style.css", "site.js", "worker.js", "icon.svg")
+"""The page's files besides index.html (rewritten for the site, with the icon inlined) and sw.js."""
+MANIFEST = {"name": "Durak", "short_name": "Durak", "description": "Durak against bots, played in this page",
+            "start_url": "./", "scope": "./", "display": "standalone", "background_color": "#f3f1ea",
+            "theme_color": "#2f6b4a",
+            "icons": [{"src": "static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}]}
+"""The web app manifest: the site can be installed as an app (it plays offline, ``SERVICE_WORKER``)."""
+SERVICE_WORKER = "sw.js"
+"""Written at the site's top (a worker serves the folder it is in): it keeps every file of the site in the
+browser's cache under the build's version (``build_version``), so that a reload plays on offline."""
 IN_PAGE_NOTE = ("The whole game runs inside this page, so the hidden cards are in its memory and the page can be "
                 "inspected: it is for practice, not for play against people.")
 """What the page says in place of the server's promise that nothing is dealt in the browser."""
 
 
-def npm_cache() -> Path:
-    """Where ``npm ci`` installs the pinned packages: one folder per lock file."""
-    digest = hashlib.sha256((NPM / "package-lock.json").read_bytes()).hexdigest()[:16]
-    return Path.home() / ".cache" / "durak_env" / f"npm-{digest}"
+def npm_packages(npm: Path = NPM, wanted: tuple[str, ...] = ()) -> Path:
+    """The ``node_modules`` folder of the packages pinned by ``npm``'s package-lock.json, installed with ``npm ci``
+    once into a cache folder named by the lock file's digest (later calls reuse it and need no network) unless
+    every path of ``wanted`` (relative to node_modules) is there already."""
+    digest = hashlib.sha256((npm / "package-lock.json").read_bytes()).hexdigest()[:16]
+    cache = Path.home() / ".cache" / "durak_env" / f"npm-{digest}"
+    modules = cache / "node_modules"
+    if wanted and all((modules / name).is_file() for name in wanted):
+        return modules
+    if shutil.which("npm") is None:
+        raise ValueError(f"the packages of {npm} come from the npm registry and need npm (Node.js): install it "
+                         "(apt-get install -y npm)")
+    cache.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(npm / name, cache / name)
+    done = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=cache,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ValueError(f"npm ci could not install the packages of {npm} ({last})")
+    return modules
 
 
 def pyodide_folder(given: Path | None = None) -> Path:
@@ -62,22 +87,11 @@ def pyodide_folder(given: Path | None = None) -> Path:
         if missing:
             raise ValueError(f"{given} lacks Pyodide's {', '.join(missing)} (the npm package pyodide's files)")
         return given
-    cache = npm_cache()
-    folder = cache / "node_modules" / "pyodide"
-    if all((folder / name).is_file() for name in PYODIDE_FILES):
-        return folder
-    if shutil.which("npm") is None:
-        raise ValueError("durak site takes Pyodide from the npm registry and needs npm (Node.js): install it "
-                         "(apt-get install -y npm), or give --pyodide DIR with the npm package's files")
-    cache.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(NPM / name, cache / name)
-    done = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=cache,
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ValueError(f"npm ci could not install Pyodide ({last})")
-    return folder
+    try:
+        return npm_packages(NPM, tuple(f"pyodide/{name}" for name in PYODIDE_FILES)) / "pyodide"
+    except ValueError as err:
+        raise ValueError(f"durak site takes Pyodide from the npm registry: {err}, or give --pyodide DIR with the "
+                         "npm package's files") from None
 
 
 def site_config(options: Options, bot_paths: dict[str, str]) -> dict:
@@ -100,7 +114,9 @@ def build_site(out: str | Path, options: Options, pyodide: Path | None = None) -
     page = re.sub(r'(<span id="where">).*?(</span>)', rf"\g<1>{IN_PAGE_NOTE}\g<2>", page, flags=re.S)
     icon = base64.b64encode((WEB / "static" / "icon.svg").read_bytes()).decode()
     page = page.replace('href="static/icon.svg"', f'href="data:image/svg+xml;base64,{icon}"')  # no fetch offline
+    page = page.replace('</title>', '</title>\n<link rel="manifest" href="manifest.webmanifest">')
     (out / "index.html").write_text(page)
+    (out / "manifest.webmanifest").write_text(json.dumps(MANIFEST, indent=1))
     for name in PYODIDE_FILES:
         shutil.copyfile(runtime / name, out / "pyodide" / name)
     bot_paths = {name: f"bots/{name}{WEIGHTS_SUFFIX}" for name in options.bot_files}
@@ -113,7 +129,25 @@ def build_site(out: str | Path, options: Options, pyodide: Path | None = None) -
         for name, path in options.bot_files.items():
             z.writestr(bot_paths[name], weights_json(path))
     (out / "site.json").write_text(json.dumps(site_config(options, bot_paths), indent=1))
+    files = site_files(out)
+    worker = (WEB / "static" / SERVICE_WORKER).read_text()
+    worker = worker.replace("__VERSION__", build_version(out, files)).replace("__FILES__", json.dumps(["./", *files]))
+    (out / SERVICE_WORKER).write_text(worker)
     return out
+
+
+def site_files(out: Path) -> list[str]:
+    """The site's files as the service worker fetches them (paths from the top, sw.js itself left out)."""
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                  if p.is_file() and p.name != SERVICE_WORKER)
+
+
+def build_version(out: Path, files: list[str]) -> str:
+    """A digest of every file of the build: a new build with any change has a new version (and cache)."""
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + hashlib.sha256((out / name).read_bytes()).digest())
+    return digest.hexdigest()[:16]
 
 
 def folder_size(folder: Path) -> int:

@@ -12,6 +12,7 @@ the one authority on the rules: the page is told which actions are legal and sen
 
 from __future__ import annotations
 
+import random
 import re
 import secrets
 import threading
@@ -84,24 +85,36 @@ class Table:
     bot_names: list[str]
     seed: int
     match: Match | None = None
+    fresh: bool = True
+    """The seed was drawn for this game, not named by the player (a deal dealt again): seed 004's Best counts it."""
+    deal_names: int | None = None
+    """Where the deal numbers come from: None, the system's source; else a seed of their own, named by a page
+    that runs the engine itself, so that its journal deals again under the same numbers (never the deal's seed)."""
     game: Game = field(init=False)
     moves: list[tuple[int, int]] = field(default_factory=list)
     deal_number: str = field(init=False, default="")
     """Shown while the deal runs: random, drawn afresh for each deal."""
+    log: list[tuple[str, str]] = field(default_factory=list)
+    """The deal's move log as the page shows it, ``(text, kind)`` per line: every event told so far, the person's
+    moves included, so that a reload or a second tab shows every line (seed 003: "Beaten cards go out of play and only
+    their number is shown": where the rules hide the discard, the log forgets a bout's moves once it ends)."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
+        self._names = None if self.deal_names is None else random.Random(self.deal_names)
         self._deal()
 
     def _deal(self) -> None:
         """The next deal: the match's, or the one of ``seed``; the bots start afresh."""
-        self.deal_number = secrets.token_hex(4)  # names the deal, and tells nothing of its seed
+        # names the deal, and tells nothing of its seed
+        self.deal_number = secrets.token_hex(4) if self._names is None else f"{self._names.getrandbits(32):08x}"
         if self.match is not None:
             self.game = self.match.next_deal()
             self.seed = self.match.seeds[-1]
         else:
             self.game = Game(self.rules, seed=self.seed)
         self.moves = []
+        self.log = []
         self._told_bout, self._ended = 0, False
         for s, bot in enumerate(self.bots):
             if bot is not None:
@@ -130,6 +143,7 @@ class Table:
         self.moves.append((self.seat, action))
         game.play_unchecked(action)
         events: list[dict] = []
+        self._tell(events, {"kind": "mine", "seat": self.seat, "text": f"you: {move_text(action, self.rules)}"})
         self._after(events)
         return events + self._play_bots()
 
@@ -142,15 +156,24 @@ class Table:
         def told(mover: int, action: int, forced: bool) -> None:
             self.moves.append((mover, action))
             text = f"{self.name(mover)}: {move_text(action, self.rules)}" + (" (the only move)" if forced else "")
-            events.append({"kind": "move", "seat": mover, "text": text, "state": self.state()})
+            self._tell(events, {"kind": "move", "seat": mover, "text": text})
             self._after(events)
 
         play(game, seated([None if s == seat else bot.act for s, bot in enumerate(self.bots)]),
              until=lambda g: g.to_act == seat, on_move=told, limit=max(0, MOVE_LIMIT - len(self.moves)))
         if not game.is_over and len(self.moves) >= MOVE_LIMIT:
-            events.append({"kind": "cut", "text": f"The deal was cut off after {MOVE_LIMIT:,} moves.",
-                           "state": self.state()})
+            self._tell(events, {"kind": "cut", "text": f"The deal was cut off after {MOVE_LIMIT:,} moves."})
         return events
+
+    def _tell(self, events: list, event: dict, clears_log: bool = False) -> None:
+        """Add ``event`` (with the position after it) to the answer and its line to the log, after forgetting the
+        log's lines where ``clears_log`` (the page then forgets the lines it shows, told by the event)."""
+        if clears_log:
+            event["clears_log"] = True
+            self.log.clear()
+        self.log.append((event["text"], event["kind"]))
+        event["state"] = self.state()
+        events.append(event)
 
     def _after(self, events: list) -> None:
         """After a move: the end of a bout, and the end of the deal, each told once."""
@@ -158,13 +181,14 @@ class Table:
         bout = game.last_bout
         if bout is not None and bout.bout > self._told_bout:
             self._told_bout = bout.bout
-            events.append({"kind": "bout", "text": describe_bout(game.view(self.seat).last_bout, self.names(), Card.symbol),
-                           "state": self.state()})
+            self._tell(events, {"kind": "bout", "text": describe_bout(game.view(self.seat).last_bout, self.names(),
+                                                                       Card.symbol)},
+                       clears_log=not self.rules.open_discard)
         if game.is_over and not self._ended:
             self._ended = True
             if self.match is not None:
                 self.match.record(game)
-            events.append({"kind": "end", "text": describe_result(game.result, self.names()), "state": self.state()})
+            self._tell(events, {"kind": "end", "text": describe_result(game.result, self.names())})
 
     def next_deal(self) -> list[dict]:
         """The next deal of the match, played up to the person's first decision."""
@@ -191,15 +215,16 @@ class Table:
         view = game.view(self.seat)
         return view_state(view, self)
 
-    def hint(self, bot) -> dict[str, Any]:
-        """A trained bot's move probabilities and value estimate for the person's position, from its view."""
+    def hint(self, bot, name: str) -> dict[str, Any]:
+        """A trained bot's move probabilities and value estimate for the person's position, from its view;
+        ``name`` says which bot it is in the page's words."""
         view = self.game.view(self.seat)
         if not view.legal_actions:
             raise Refused(409, "it is not your turn: there is nothing to hint")
         probs = bot.probabilities(view)
         moves = sorted(({"action": a, "text": move_text(a, self.rules), "p": round(float(probs[a]), 4)}
                         for a in view.legal_actions), key=lambda m: -m["p"])
-        return {"moves": moves, "value": bot.value(view), "bot": bot.name}
+        return {"moves": moves, "value": bot.value(view), "bot": name}
 
     def record(self) -> dict[str, Any]:
         if not self.game.is_over:
@@ -297,12 +322,13 @@ SEED004 = Rules.preset("podkidnoy")
 def best_figure_key(table: Table) -> dict[str, str] | None:
     """Where seed 004's Best figure lives: under its own key for the game seed 004 describes (two players, its
     rules, against the computer), under a key of the rule set's own elsewhere in two-player deals; None at larger
-    tables, where the figure (the cards left in the loser's or the opponent's hand) does not apply."""
+    tables, where the figure (the cards left in the loser's or the opponent's hand) does not apply.  ``counts``:
+    whether this deal may set the figure (not where the player named the seed: its cards were seen)."""
     if table.rules.num_players != 2:
         return None
     if table.rules == SEED004:
-        return {"key": "orchidlines-best-durak", "label": "Best"}
-    return {"key": f"durak_env.best.{table.preset}", "label": f"Best ({table.preset})"}
+        return {"key": "orchidlines-best-durak", "label": "Best", "counts": table.fresh}
+    return {"key": f"durak_env.best.{table.preset}", "label": f"Best ({table.preset})", "counts": table.fresh}
 
 
 def new_seed() -> int:

@@ -5,9 +5,6 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 // Seed 004: "The opponent's pauses are fixed lengths between four tenths and seven tenths of a second".
 const PACE = params.has("pace") ? Number(params.get("pace")) : null;
-const SEED004_BEST = {key: "orchidlines-best-durak", label: "Best"};  // seed 004's own key
-const LOG_KEY = "durak_env.log.";   // + game id: the move log, so that a reload keeps it
-const LOGS_KEPT = 10;
 const DRAG_START = 8;               // pixels a pressed card moves before it is being dragged
 
 let options = null;   // /api/options
@@ -20,6 +17,18 @@ let lifted = null;    // the card lifted by a tap, waiting for a second tap or a
 let pointerType = "mouse";  // of the last press: a mouse click plays, a tap lifts (seed 001)
 let drag = null;      // a card being dragged: {card, x, y, ghost, moved}
 let handFocus = false;  // the person plays from the keyboard: focus comes back to the hand after a move
+
+// Storage the browser may refuse: with site data blocked, or in a page inside another site's frame, merely
+// reading localStorage throws.  The page then plays on without what it would have kept (the Best figure, and in a
+// page that runs the engine itself, the journal that lets a reload resume the deal).
+const stored = {
+  get(area, key) {
+    try { return window[area].getItem(key); } catch (err) { return null; }
+  },
+  set(area, key, value) {
+    try { window[area].setItem(key, value); return true; } catch (err) { return false; }
+  },
+};
 
 // The page talks to one of two back ends through the same calls: durak serve over HTTP (below), or the engine
 // running in this page (site.js, present in a page built by `durak site`).  Either answers {status, data}.
@@ -46,48 +55,48 @@ async function api(method, path, body) {
 // same seed.  The seed is in the tab anyway: a page that runs the engine can be inspected (it says so).
 const JOURNAL_KEY = "durak_env.journal";
 
+function random64() {
+  return crypto.getRandomValues(new BigUint64Array(1))[0].toString();
+}
+
+// The seed, and the source of the deal numbers shown (random, and unrelated to the seed): both drawn here, so that
+// the journal replays the same deals under the same numbers.  ``seed_drawn`` says the page drew the seed itself
+// (the Best figure counts only such deals, not a replayed one whose cards were seen).
 function withSeed(body) {
   const given = typeof body === "string" ? JSON.parse(body) : {...(body || {})};
-  if (given.seed === undefined) given.seed = crypto.getRandomValues(new BigUint64Array(1))[0].toString();
+  if (given.seed === undefined) Object.assign(given, {seed: random64(), seed_drawn: true});
+  if (given.deal_names === undefined) given.deal_names = random64();
   return given;
 }
 
 function journal(method, path, body, data) {
-  try {
-    if (method === "POST" && path === "/api/games") {
-      sessionStorage.setItem(JOURNAL_KEY, JSON.stringify({id: data.id, calls: [[path, body]]}));
-      return;
-    }
-    const kept = JSON.parse(sessionStorage.getItem(JOURNAL_KEY) || "null");
-    if (method === "POST" && kept && path.startsWith(`/api/games/${kept.id}/`)) {
-      kept.calls.push([path, body === undefined ? {} : body]);
-      sessionStorage.setItem(JOURNAL_KEY, JSON.stringify(kept));
-    }
-  } catch (err) { /* storage full or off: the game plays on, and a reload deals anew */ }
+  if (method === "POST" && path === "/api/games") {
+    stored.set("sessionStorage", JOURNAL_KEY, JSON.stringify({id: data.id, calls: [[path, body]]}));
+    return;
+  }
+  const kept = JSON.parse(stored.get("sessionStorage", JOURNAL_KEY) || "null");
+  if (method === "POST" && kept && path.startsWith(`/api/games/${kept.id}/`)) {
+    kept.calls.push([path, body === undefined ? {} : body]);
+    stored.set("sessionStorage", JOURNAL_KEY, JSON.stringify(kept));
+  }
 }
 
+// The id the game of ``id`` has once its calls are played again in this tab's fresh engine; null without a journal.
 async function replayJournal(id) {
-  const kept = JSON.parse(sessionStorage.getItem(JOURNAL_KEY) || "null");
+  const kept = JSON.parse(stored.get("sessionStorage", JOURNAL_KEY) || "null");
   if (!kept || kept.id !== id) return null;
-  let data = null;
   let now = null;
   for (const [path, body] of kept.calls) {
     const answer = await backend.call("POST", now ? path.replace(`/api/games/${id}/`, `/api/games/${now}/`) : path,
                                       body);
     if (answer.status >= 400) return null;
-    data = answer.data;
-    if (!now) now = data.id;
+    if (!now) now = answer.data.id;
   }
-  gameId = id;
-  const entries = logEntries();  // the move log moves to the game's new id
-  localStorage.removeItem(LOG_KEY + id);
-  gameId = now;
-  saveLog(entries);
   kept.id = now;
   kept.calls = kept.calls.map(([path, body]) => [path.replace(`/api/games/${id}/`, `/api/games/${now}/`), body]);
-  sessionStorage.setItem(JOURNAL_KEY, JSON.stringify(kept));
+  stored.set("sessionStorage", JOURNAL_KEY, JSON.stringify(kept));
   history.replaceState(null, "", `${location.pathname}${location.search}#game=${now}`);
-  return {id: now, state: data.state};
+  return now;
 }
 
 // Every write carries a JSON body (the server refuses any other: a page of another site cannot send one without
@@ -164,17 +173,18 @@ async function init() {
   document.addEventListener("pointermove", onDragMove);
   document.addEventListener("pointerup", onDragEnd);
   document.addEventListener("pointercancel", cancelDrag);
-  showBest(SEED004_BEST);
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) catchUp(); });
   const saved = location.hash.match(/game=([0-9a-f]+)/);
   if (saved) {
     try {
-      const data = backend.inPage ? await replayJournal(saved[1]) : await api("GET", `/api/games/${saved[1]}`);
-      if (!data) throw new Error("that game was played in this page before it was closed: a new one is dealt");
+      const id = backend.inPage ? await replayJournal(saved[1]) : saved[1];
+      if (!id) throw new Error("that game was played in this page before it was closed: a new one is dealt");
+      const data = await api("GET", `/api/games/${id}`);
       gameId = data.id;
       showSetup(data.state);
-      restoreLog();
       setBusy(false);
       render(data.state);
+      showLog(data.log);  // every line the server told, those still animating when the page was left included
       return;
     } catch (err) {
       showError(err.message);
@@ -281,33 +291,45 @@ const STAYS = new Set(["not_an_action", "bad_request", "forbidden", "not_found",
 
 async function play(action, fromKeyboard = false) {
   if (busy || !state || !state.your_turn) return;
-  handFocus = fromKeyboard || $("hand").contains(document.activeElement);
-  const said = describeAction(action);
+  // Focus comes back to the hand after a move made from it or from the buttons, by keyboard or mouse (the button
+  // clicked is disabled while the bots move, and focus would fall to the page).
+  handFocus = fromKeyboard || ["hand", "buttons"].some((id) => $(id).contains(document.activeElement));
   lifted = null;
   setBusy(true);
   render(state);  // dims the cards while the move is on its way
   try {
     const data = await api("POST", `/api/games/${gameId}/moves`, {action});
-    addLog(`you: ${said}`, "mine");
-    await showEvents(data.events, data.state);
+    await showEvents(data.events, data.state);  // the first event is your move
   } catch (err) {
-    showError(err.message);
     // Refused by the position (not your turn, the deal over, a rule): the page may be behind it, e.g. the game
     // moved on in another tab.  A move that is no move at all, or a network failure, leaves the position be.
-    if (err.code && !STAYS.has(err.code)) await reloadPosition();
+    const behind = err.code && !STAYS.has(err.code) && await catchUp(false);
+    showError(behind ? `${err.message}. ${MOVED_ON}` : err.message);
   } finally {
     setBusy(false);
     render(state);
   }
 }
 
-async function reloadPosition() {
+const MOVED_ON = "This game moved on in another tab or window: the table and the log now show where it stands.";
+
+// Bring the table and the log up to what the server holds (the game may have moved on without this tab: another
+// tab played it).  True where this tab was behind; it then says so unless told not to (the caller says it).
+async function catchUp(tell = true) {
+  if (!gameId || !state || (busy && tell)) return false;
+  let data;
   try {
-    const data = await api("GET", `/api/games/${gameId}`);
-    state = data.state;
+    data = await api("GET", `/api/games/${gameId}`);
   } catch (err) {
-    showError(err.message);
+    return false;  // gone from the server, or the network: the next move will say
   }
+  const shown = [...$("log").children].map((li) => li.dataset.text);
+  const behind = JSON.stringify(shown) !== JSON.stringify(data.log.map(([text]) => text));
+  if (!behind) return false;
+  render(data.state);
+  showLog(data.log);
+  if (tell) showError(MOVED_ON);
+  return true;
 }
 
 function actionOf(card, kind) {
@@ -320,15 +342,6 @@ function primaryAction(card) {
   return card.actions.find((a) => a.kind !== "transfer");
 }
 
-function describeAction(action) {
-  if (action === state.take) return "pick up";
-  if (action === state.done) return "pass";
-  for (const card of state.hand) {
-    for (const a of card.actions) if (a.action === action) return `${a.kind} ${card.label}`;
-  }
-  return String(action);
-}
-
 function say(text) {
   $("status").textContent = text;
 }
@@ -337,6 +350,10 @@ function say(text) {
 function onCard(card, event) {
   if (busy || !state || !state.your_turn) return;
   const primary = primaryAction(card);
+  if (!primary && !actionOf(card, "transfer")) {
+    say(`${card.label} cannot be played now.`);
+    return;
+  }
   const keyboard = event.detail === 0;
   if (keyboard || pointerType === "mouse") {
     if (primary) play(primary.action, keyboard);
@@ -464,46 +481,23 @@ function cancelDrag() {
 async function showEvents(events, finalState) {
   for (const event of events) {
     if (event.kind === "move") await pause();
-    // Seed 003: "Beaten cards go out of play and only their number is shown": where the rules hide the
-    // discard, the log forgets the bout's moves once it ends.
-    if (event.kind === "bout" && event.state && event.state.discard.cards === null) clearLog();
-    addLog(event.text, event.kind);
+    if (event.clears_log) clearLog();  // seed 003's hidden discard: the server's log forgot the bout's moves
+    appendLog(event.text, event.kind);
     if (event.state) render(event.state);
   }
   render(finalState);
 }
 
-// ----- the move log: numbered by the page, kept in this browser so that a reload keeps it ----------
-
-function logEntries() {
-  try { return JSON.parse(localStorage.getItem(LOG_KEY + gameId)) || []; } catch (err) { return []; }
-}
-
-function saveLog(entries) {
-  try {
-    localStorage.setItem(LOG_KEY + gameId, JSON.stringify(entries));
-    const ids = JSON.parse(localStorage.getItem(LOG_KEY + "ids") || "[]").filter((id) => id !== gameId);
-    ids.push(gameId);
-    for (const old of ids.splice(0, Math.max(0, ids.length - LOGS_KEPT))) localStorage.removeItem(LOG_KEY + old);
-    localStorage.setItem(LOG_KEY + "ids", JSON.stringify(ids));
-  } catch (err) { /* storage full or off: the log still shows, it only does not survive a reload */ }
-}
+// ----- the move log: the server's (each event's line as it is shown; the whole log after a reload) ----------
 
 function clearLog() {
   $("log").innerHTML = "";
-  if (gameId) saveLog([]);
 }
 
-function restoreLog() {
-  $("log").innerHTML = "";
-  for (const [text, kind] of logEntries()) appendLog(text, kind);
-}
-
-function addLog(text, kind) {
-  appendLog(text, kind);
-  const entries = logEntries();
-  entries.push([text, kind || ""]);
-  saveLog(entries);
+// The whole log as the server holds it (a reload, or a tab that fell behind), scrolled to the newest line.
+function showLog(lines) {
+  clearLog();
+  for (const [text, kind] of lines) appendLog(text, kind);
 }
 
 function appendLog(text, kind) {
@@ -512,6 +506,7 @@ function appendLog(text, kind) {
   number.className = "n";
   number.textContent = `${$("log").children.length + 1}.`;
   item.append(number, document.createTextNode(` ${text}`));
+  item.dataset.text = text;
   if (kind) item.className = kind;
   $("log").appendChild(item);
   $("log").scrollTop = $("log").scrollHeight;
@@ -572,7 +567,7 @@ function render(s) {
                                   : `${s.discard.count} (only the count is shown)`;
   const deal = s.over ? `seed ${s.seed}` : `deal #${s.deal}`;
   const match = s.match ? ` · match: deal ${Math.min(s.match.played + (s.over ? 0 : 1), s.match.deals)} of ${s.match.deals}, points ${s.match.totals.join(" / ")}` : "";
-  showBest(s.best || SEED004_BEST);
+  showBest(s.best);
   $("info").textContent = `${s.preset} · trump ${trump} · stock ${s.stock} · discard ${discard} · bout ${s.bout} · ${deal}${match}`;
 
   const others = $("others");
@@ -629,8 +624,10 @@ function render(s) {
     const primary = primaryAction(card);
     const transfer = actionOf(card, "transfer");
     const open = s.your_turn && !busy;
-    // Seed 004: "Cards you can legally play are highlighted ... Cards that cannot beat it are dimmed."
-    button.disabled = !(open && (primary || transfer));  // a card that can only transfer is lifted or dragged
+    // Seed 004: "Cards you can legally play are highlighted ... Cards that cannot beat it are dimmed."  Dimmed, not
+    // disabled: a screen reader still steps through the whole hand (a card that can only transfer is lifted or
+    // dragged, and its Transfer button plays it).
+    button.setAttribute("aria-disabled", String(!(open && (primary || transfer))));
     if (open && primary) {
       button.classList.add("legal");
       button.setAttribute("aria-label", `${card.label}, ${primary.kind}`);
@@ -674,7 +671,7 @@ function render(s) {
 // After a move made from the keyboard, focus goes back to the hand (a card that can be played, or the hand).
 function refocusHand() {
   handFocus = false;
-  const cards = [...document.querySelectorAll("#hand .card.legal")];
+  const cards = moveControls();
   if (cards.length) {
     focusIndex = Math.min(focusIndex, cards.length - 1);
     cards[focusIndex].focus();
@@ -689,10 +686,10 @@ function showResult(s) {
   // The sentence only: the placings are in the table under it.
   const fool = s.result.fool;
   $("result-text").textContent = (fool === s.you ? "You are the durak, the fool."
-    : fool === null ? "A draw: nobody is the fool." : `${s.seats[fool].name} is the fool.`)
+    : fool === null ? "A draw: nobody is the fool." : `${capitalized(s.seats[fool].name)} is the fool.`)
     + (s.result.capped ? " The bout cap ended the deal." : "");
-  // Seed 003's placing points only where they count: in its deals and in matches.
-  const rows = s.seats.map((seat) => `<tr><td>${escapeHtml(seat.name)}</td><td>place ${seat.place}</td>` +
+  // Seed 003's placing points only where they count: in its deals and in matches.  First place first.
+  const rows = [...s.seats].sort((a, b) => a.place - b.place).map((seat) => `<tr><td>${escapeHtml(seat.name)}</td><td>place ${seat.place}</td>` +
     (s.points_shown ? `<td>${seat.points} point${seat.points === 1 ? "" : "s"}</td>` : "") + "</tr>");
   $("placings").innerHTML = `<tr><th>player</th><th>place</th>${s.points_shown ? "<th>placing points</th>" : ""}</tr>${rows.join("")}`;
   $("seed").textContent = `The deal's seed was ${s.seed}.`;
@@ -720,6 +717,10 @@ async function setDownload(id) {
   link.download = data.file;
 }
 
+function capitalized(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
 }
@@ -730,56 +731,72 @@ function escapeHtml(text) {
 // empty on the same round, stores zero, and nothing can beat zero. ... The number is only written when a game
 // truly ends, and it lives in your own browser's storage".  Under seed 004's own key for the game it describes
 // (two players, its rules); other two-player rule sets keep a figure of their own, under a key the page names.
-
-const recorded = new Set();
+// Larger tables have no Best (the figure names one opponent), and a deal dealt again from its seed, whose cards
+// the player has seen, does not count (``best.counts``: the server says which deals do).
 
 function recordBest(s) {
-  if (!s.best || recorded.has(`${gameId}/${s.seed}`)) return;
-  recorded.add(`${gameId}/${s.seed}`);
+  if (!s.best || !s.best.counts) return;
   const sizes = s.result.hand_sizes;
   const figure = s.result.fool === null ? 0 : sizes[s.result.fool];
-  const best = localStorage.getItem(s.best.key);
-  if (best === null || figure < Number(best)) localStorage.setItem(s.best.key, String(figure));
+  const best = stored.get("localStorage", s.best.key);
+  if (best === null || figure < Number(best)) stored.set("localStorage", s.best.key, String(figure));
   showBest(s.best);
 }
 
 function showBest(where) {
-  const best = localStorage.getItem(where.key);
-  $("best").textContent = `${where.label}: ${best === null ? "–" : best}`;
-  $("best").dataset.key = where.key;
+  const box = $("best");
+  box.hidden = !where;
+  if (!where) return;
+  const best = stored.get("localStorage", where.key);
+  box.textContent = `${where.label}: ${best === null ? "–" : best}`;
+  box.dataset.key = where.key;
 }
 
 // ----- hints ----------------------------------------------------------------------------------
 
+// The hint box keeps its place while Hints are on (its last hint, greyed, while the others move), so that the
+// hand under it never moves.
 async function showHint() {
   const box = $("hint");
-  if (!$("hints").checked || !state || !state.your_turn || busy) {
-    box.hidden = true;
+  box.hidden = !$("hints").checked;
+  if (box.hidden) return;
+  if (!state || !state.your_turn || busy) {
+    box.classList.add("waiting");
+    if (!box.textContent) box.textContent = "Hints come on your turn.";
     return;
   }
+  box.classList.remove("waiting");
+  if (showHint.asked === state) return;  // asked already for this position
+  const asked = showHint.asked = state;
   try {
     const hint = await api("GET", `/api/games/${gameId}/hint`);
+    if (asked !== state) return;  // the game moved on while the bot thought
     const moves = hint.moves.slice(0, 5).map((m) => `${m.text} ${(100 * m.p).toFixed(0)}%`).join(", ");
     const value = hint.value === null ? "" : ` · its estimate of your outcome: ${hint.value.toFixed(2)} (−1 the fool, +1 first out)`;
     box.textContent = `${hint.bot} would play: ${moves}${value}`;
-    box.hidden = false;
   } catch (err) {
     box.textContent = err.message;
-    box.hidden = false;
   }
 }
 
 // ----- keyboard: seed 001's arrows, Enter, T and D ------------------------------------------
 
+// The controls the arrow keys move between: every card that plays a move and every Transfer button, in the hand's
+// order.
+function moveControls() {
+  return [...document.querySelectorAll("#hand .card.legal, #hand button.transfer:enabled")];
+}
+
 function onKey(event) {
-  if (event.target.tagName === "SELECT" || event.target.tagName === "INPUT") return;
+  // Keys that type or choose belong to the field that has them; a checkbox or a file button takes no letters.
+  if (event.target.matches("select, textarea, input:not([type=checkbox]):not([type=file])")) return;
   if (!$("viewer").hidden) {
     if (event.key === "ArrowLeft") stepViewer(-1);
     if (event.key === "ArrowRight") stepViewer(1);
     return;
   }
   if (!state || busy) return;
-  const cards = [...document.querySelectorAll("#hand .card.legal")];
+  const cards = moveControls();
   const key = event.key.toLowerCase();
   if (key === "t" && state.take !== null) { event.preventDefault(); play(state.take, true); }
   else if (key === "d" && state.done !== null) { event.preventDefault(); play(state.done, true); }

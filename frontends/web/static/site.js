@@ -1,6 +1,12 @@
 // The page's second back end (`durak site`): the project's engine running in this browser tab, in a worker
 // (worker.js), answers the same calls that `durak serve` answers over HTTP.  app.js uses it where it is present.
 "use strict";
+// The site's service worker (sw.js) keeps the page's files, so that it reloads with no network.  Where the browser
+// keeps no site data (blocked, or the page inside another site's frame), it cannot register: the page plays, and
+// a reload needs the network.
+try {
+  navigator.serviceWorker.register("sw.js").catch(() => {});
+} catch (err) { /* no service workers here */ }
 window.durakBackend = (() => {
   const worker = new Worker("static/worker.js", {type: "module"});
   const waiting = new Map();
