@@ -177,6 +177,7 @@ def test_a_whole_deal_against_the_shipped_bot_with_the_network_cut(browser, site
     page.goto(f"{url}?pace=0")
     page.wait_for_selector("#hand .card")
     page.wait_for_function("document.body.dataset.busy === '0'")
+    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)  # its files all kept
     asked: list[str] = []
     page.context.route("**/*", lambda route: (asked.append(route.request.url), route.abort()))
     page.context.set_offline(True)
