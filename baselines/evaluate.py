@@ -247,12 +247,15 @@ def _deal_tasks(bots: list, rules: Rules, games: int, seed: int, duplicate: bool
 
 
 def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: int = 0, duplicate: bool = True,
-             workers: int | None = None, progress: bool = False, keep_records: bool = True) -> Report:
+             workers: int | None = None, progress: bool = False, keep_records: bool = True,
+             address: str | None = None) -> Report:
     """Play about ``games`` games between ``bots`` (specs for ``make_bot``, or bot objects: those
     play in this process, e.g. a model from another library) and summarise them.
 
     With as many bots as seats, they all sit at one table; with more, every combination of
-    them plays; with fewer, the lineup repeats around the table.
+    them plays; with fewer, the lineup repeats around the table.  ``address``: spread the decks over the Ray
+    cluster there ("auto": the one this machine is a node of) instead of this machine's cores; every deck is
+    seeded, so the report is the one a single machine gives with the same seed.
     """
     rules = rules or Rules()
     if not isinstance(games, int) or games < 1:
@@ -261,6 +264,8 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     tasks, per_deal = _deal_tasks(bots, rules, games, seed, duplicate)
     workers = workers or usable_cores()
     if not all(isinstance(b, str) for b in bots):
+        if address is not None:
+            raise ValueError("only bots named by a spec can play on a cluster (a bot object lives in this process)")
         workers = 1
     started = time.perf_counter()
     tally = Tally(len(bots), head_to_head=rules.num_players == 2 and len(bots) == 2)
@@ -283,11 +288,7 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
 
     ended = None
     try:
-        if workers > 1 and len(tasks) > 1:
-            _run_in_pool(tasks, workers, take, notes)
-        else:
-            for task in tasks:
-                take(play_deal(task))
+        _play_decks(tasks, take, workers, address, notes)
         ended = "total"
     except BaseException as err:
         if not interrupted(err):
@@ -305,6 +306,18 @@ def evaluate(bots: list, rules: Rules | None = None, games: int = 1000, seed: in
     if not keep_records:
         report.records = []
     return report
+
+
+def _play_decks(tasks: list[tuple], take, workers: int, address: str | None, notes: list[str]) -> None:
+    """Every deck, its result handed to ``take`` in task order: on a Ray cluster, in ``workers`` processes, or
+    here."""
+    if address is not None:
+        _run_on_cluster(tasks, address, take)
+    elif workers > 1 and len(tasks) > 1:
+        _run_in_pool(tasks, workers, take, notes)
+    else:
+        for task in tasks:
+            take(play_deal(task))
 
 
 RETRIES = 2
@@ -339,6 +352,27 @@ def _run_in_pool(tasks: list[tuple], workers: int, take, notes: list[str]) -> No
         except BaseException:
             _stop(pool)
             raise
+
+
+CHUNK_SECONDS = 2.0
+"""About how long one cluster task plays: long enough that Ray's cost per task is small, short enough that a lost
+node costs little and every core gets work."""
+
+
+def _run_on_cluster(tasks: list[tuple], address: str, take) -> None:
+    """Play ``tasks`` as Ray tasks over the cluster at ``address``, handing each result to ``take`` in task order;
+    a task lost with its node is played again by Ray (the same seeded decks, the same games), and taken once."""
+    from durak_env.cluster import connect, run_tasks
+
+    cores = int(connect(address).get("CPU", 1))
+    started = time.perf_counter()
+    take(play_deal(tasks[0]))  # one deck here: how long a deck takes, for the size of a task
+    per_deck = time.perf_counter() - started
+    rest = tasks[1:]
+    size = max(1, min(len(rest) // (cores * 4) or 1, int(CHUNK_SECONDS / max(per_deck, 1e-3))))
+    for results in run_tasks(_play_chunk, [rest[i:i + size] for i in range(0, len(rest), size)]):
+        for result in results:
+            take(result)
 
 
 def _play_chunk(chunk: list[tuple]) -> list:

@@ -152,10 +152,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise UsageError("--games must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    if args.workers is not None and args.address is not None:
+        raise UsageError("--workers counts this machine's processes; with --address the cluster's cores play")
     try:
         prepare_outputs(args.json, args.csv, args.chart)
         report = evaluate(args.bots, rules, games=args.games, seed=args.seed, duplicate=not args.no_duplicate,
-                          workers=args.workers, progress=not args.quiet, keep_records=bool(args.csv))
+                          workers=args.workers, progress=not args.quiet, keep_records=bool(args.csv),
+                          address=args.address)
     except WorkerDied as err:
         print(f"durak: {err}", file=sys.stderr)
         return 1
@@ -169,7 +172,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-BACKENDS = ("torch", "rllib")
+BACKENDS = ("torch", "ray", "rllib")
 RLLIB_COUNTS = (("env_runners", 0), ("learners", 0), ("iterations", 1), ("envs_per_runner", 1))
 """The RLlib-only count options and their least values."""
 
@@ -178,10 +181,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     """Self-play PPO: this package's (training/train.py, the README's main job) or on Ray RLlib."""
     if args.backend not in BACKENDS:
         raise UsageError(f"unknown backend {args.backend!r}; backends: {', '.join(BACKENDS)}")
-    rllib_options = [f"--{n.replace('_', '-')}" for n in ("address", "env_runners", "iterations", "envs_per_runner")
+    rllib_options = [f"--{n.replace('_', '-')}" for n in ("env_runners", "iterations", "envs_per_runner")
                      if getattr(args, n) is not None] + (["--learners"] if args.learners else [])
-    if args.backend == "torch" and rllib_options:
+    if args.backend != "rllib" and rllib_options:
         raise UsageError(f"{', '.join(rllib_options)} only work with --backend rllib")
+    if args.backend == "torch" and args.address is not None:
+        raise UsageError("--address needs a cluster backend: --backend ray (or rllib)")
+    if args.actors is not None and args.backend != "ray":
+        raise UsageError("--actors only works with --backend ray")
+    if args.actors is not None and args.actors < 1:
+        raise UsageError(f"--actors must be at least 1, got {args.actors}")
+    cluster = {"backend": "ray", "address": args.address, "actors": args.actors} if args.backend == "ray" else {}
     from training.config import shipped_configs
 
     if args.list_configs:
@@ -191,19 +201,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.resume:
         if args.backend == "rllib":
             raise UsageError("--resume applies to the torch backend; RLlib runs restart from their checkpoint folder")
-        return _run_ppo(resume=args.resume, progress=not args.quiet)
+        return _run_ppo(resume=args.resume, progress=not args.quiet, **cluster)
     if not args.config:
         raise UsageError("give --config NAME or FILE (e.g. default; durak train --list-configs lists them)"
-                         + (" or --resume RUN_DIR" if args.backend == "torch" else ""))
+                         + (" or --resume RUN_DIR" if args.backend != "rllib" else ""))
     cfg = _load_config(args)
     for name, least in RLLIB_COUNTS:
         value = getattr(args, name)
         if value is not None and value < least:
             raise UsageError(f"--{name.replace('_', '-')} must be at least {least}, got {value}")
-    prefix = "rllib-" if args.backend == "rllib" else ""
+    prefix = "rllib-" if args.backend == "rllib" else ""  # a ray run is the torch backend's run: same folder
     run_dir = Path(args.run_dir or Path("runs") / f"{prefix}{Path(args.config).stem}-{time.strftime('%Y%m%d-%H%M%S')}")
-    if args.backend == "torch":
-        return _run_ppo(cfg, run_dir=run_dir, progress=not args.quiet)
+    if args.backend != "rllib":
+        return _run_ppo(cfg, run_dir=run_dir, progress=not args.quiet, **cluster)
     from training.rllib_selfplay import train_rllib
 
     history = train_rllib(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
@@ -387,6 +397,8 @@ def _eval_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-duplicate", action="store_true", help="one game per deck, seats rotating between decks")
     p.add_argument("--workers", type=int, help="processes (default: the cores this process may use)")
+    p.add_argument("--address", help="play the games on a Ray cluster ('auto': the one this machine is a node of; "
+                                     "ray://host:10001): the same report as one machine's")
     p.add_argument("--json", help="write the summary as JSON")
     p.add_argument("--csv", help="write one row per seat per game as CSV")
     p.add_argument("--chart", help="write a chart of fool rates (.png, .svg or .pdf)")
@@ -400,9 +412,12 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run-dir", help="where to write the run (default: runs/<config>-<time>)")
     p.add_argument("--total-steps", type=int, help="override the config's total_steps")
     p.add_argument("--seed", type=int, help="override the config's seed")
-    p.add_argument("--backend", default="torch", help="torch (this package's PPO, default) or rllib (Ray RLlib "
-                                                      "self-play, local or on a cluster)")
-    p.add_argument("--address", help="rllib: an existing Ray cluster ('auto' or ray://host:10001)")
+    p.add_argument("--backend", default="torch", help="torch (this package's PPO, default), ray (the same PPO with "
+                                                      "its rollout workers as Ray actors, on a cluster) or rllib "
+                                                      "(Ray RLlib self-play)")
+    p.add_argument("--address", help="ray, rllib: an existing Ray cluster ('auto' or ray://host:10001; default: a Ray "
+                                     "of this machine's own)")
+    p.add_argument("--actors", type=int, help="ray: rollout actors (default: the cluster's cores but one)")
     p.add_argument("--env-runners", type=int, help="rllib: env runners (default: cores - 1 locally)")
     p.add_argument("--learners", type=int, default=0, help="rllib: remote learners (0 = learn in the driver)")
     p.add_argument("--envs-per-runner", type=int, help="rllib: games each env runner steps at once (default 4)")

@@ -212,6 +212,13 @@ def as_tensors(state: dict) -> dict:
     return {k: torch.from_numpy(v) for k, v in state.items()}
 
 
+def answer(worker: RolloutWorker, state: dict, pool_states: list[dict] | None, pool_version: int,
+           steps: int) -> Batch:
+    """A request of ``Rollouts`` (weights as numpy arrays, the pool where it changed, the steps wanted), collected."""
+    worker.set_weights(as_tensors(state), pool_states and [as_tensors(sd) for sd in pool_states], pool_version)
+    return worker.collect(steps)
+
+
 def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
     ignore_interrupts()  # already, when started from the main thread
     cfg = TrainConfig.from_dict(cfg_dict)
@@ -223,9 +230,26 @@ def _worker_main(conn, cfg_dict: dict, seed: int) -> None:
             break
         if msg is None:
             break
-        state, pool_states, pool_version, steps = msg
-        worker.set_weights(as_tensors(state), pool_states and [as_tensors(sd) for sd in pool_states], pool_version)
-        conn.send(worker.collect(steps))
+        conn.send(answer(worker, *msg))
+
+
+class RolloutActor:
+    """A rollout worker as a Ray actor (``durak_env.cluster.RayWorkers``): the same worker, a request a call."""
+
+    def __init__(self, cfg_dict: dict, seed: int):
+        cfg = TrainConfig.from_dict(cfg_dict)
+        self.worker = RolloutWorker(cfg, cfg.make_rules(), seed)
+
+    def handle(self, state: dict, pool_states: list[dict] | None, pool_version: int, steps: int) -> Batch:
+        # Read from the object store, the arrays are read-only views: the network copies them in.
+        state = {k: np.array(v) for k, v in state.items()}
+        pool_states = pool_states and [{k: np.array(v) for k, v in sd.items()} for sd in pool_states]
+        return answer(self.worker, state, pool_states, pool_version, steps)
+
+    def node(self) -> str:
+        from durak_env.cluster import node_address
+
+        return node_address()
 
 
 class WorkerDied(RuntimeError):
@@ -233,17 +257,20 @@ class WorkerDied(RuntimeError):
 
 
 class Rollouts:
-    """The rollout workers: in child processes (``cfg.workers()`` of them, a ``durak_env.workers.Workers``), or,
-    for one worker without ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per
-    update.
+    """The rollout workers: in child processes (``cfg.workers()`` of them, a ``durak_env.workers.Workers``), as
+    Ray actors on a cluster (``cluster``: ``actors`` of them, a ``durak_env.cluster.RayWorkers``), or, for one
+    worker without ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per update; worker w
+    is seeded alike wherever it runs, so a run on Ray with as many actors as local workers makes the same batches.
 
-    A worker that dies (killed, out of memory) is noticed within a second (``Workers.POLL``) while the trainer
-    waits for it; a new one takes its place and is sent the same request, so the run goes on.  After
-    ``RESTARTS`` deaths the run stops with ``WorkerDied``, its last checkpoint kept for ``--resume``."""
+    A worker that dies (killed, out of memory, its node lost) is noticed while the trainer waits for it (within a
+    second, ``Workers.POLL``, for a process; when Ray declares the actor or its node dead, for an actor); a new
+    one takes its place and is sent the same request, so the run goes on and the lost collection is made again
+    (a batch comes whole or not at all: no game is counted twice).  After ``RESTARTS`` deaths (or one for each
+    worker, where there are more) the run stops with ``WorkerDied``, its last checkpoint kept for ``--resume``."""
 
     RESTARTS = 3
 
-    def __init__(self, cfg: TrainConfig, rules: Rules, seed: int):
+    def __init__(self, cfg: TrainConfig, rules: Rules, seed: int, actors: int | None = None):
         self.cfg = cfg
         self.local = None
         self.workers: Workers | None = None
@@ -253,12 +280,20 @@ class Rollouts:
         self.seed, self.restarts = seed, 0
         self._pool: list[dict] = []  # the pool as last sent (a new worker gets all of it)
         self._request: tuple | None = None
-        workers = cfg.workers()
+        workers = cfg.workers() if actors is None else actors
         self.share = -(-cfg.rollout_steps // workers)
-        if workers == 1 and not cfg.overlap:
-            self.local = RolloutWorker(cfg, rules, seed)  # no process: collect, then update, in turn
+        self.max_restarts = max(self.RESTARTS, workers)
+        self.on_ray = actors is not None
+        args = [(cfg.to_dict(), derive_seed("worker", seed, w)) for w in range(workers)]
+        if actors is not None:
+            from durak_env.cluster import RayWorkers
+
+            self.workers = RayWorkers(RolloutActor, args)
             return
-        self.workers = Workers(_worker_main, [(cfg.to_dict(), derive_seed("worker", seed, w)) for w in range(workers)])
+        if workers == 1 and not cfg.overlap:
+            self.local = RolloutWorker(cfg, rules, args[0][1])  # no process: collect, then update, in turn
+            return
+        self.workers = Workers(_worker_main, args)
 
     def request(self, state: dict, pool_states: list[dict], pool_version: int) -> None:
         """Start collecting a batch with these weights (in the background when there are worker processes)."""
@@ -292,12 +327,13 @@ class Rollouts:
                 return self.workers.receive(w)
             except WorkerGone as gone:
                 self.restarts += 1
-                if self.restarts > self.RESTARTS:
+                if self.restarts > self.max_restarts:
                     raise WorkerDied(f"rollout workers died {self.restarts} times (the last with exit code "
                                      f"{gone.exitcode}); the run stopped at its last checkpoint: durak train "
                                      "--resume RUN_DIR goes on") from None
-                print(f"durak train: rollout worker {w} died (exit code {gone.exitcode}); a new one takes its place",
-                      file=sys.stderr, flush=True)
+                why = "its process or its node was lost" if gone.exitcode is None else f"exit code {gone.exitcode}"
+                print(f"durak train: rollout worker {w} died ({why}); a new one takes its place", file=sys.stderr,
+                      flush=True)
                 self.workers.start(w, (self.cfg.to_dict(), derive_seed("worker", self.seed, w, self.restarts)))
                 weights, pool_version, steps = self._request
                 self.workers.send(w, (weights, self._pool, pool_version, steps))  # dead at once: noticed again

@@ -80,9 +80,10 @@ class Clock:
 
 
 def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None, resume: str | Path | None = None,
-              progress: bool = True, export_onnx: bool = True, stop_after: int | None = None) -> Path:
-    """Train (or resume) a run with this package's PPO; returns the run folder.  ``stop_after`` ends after
-    that many updates, as if the run were killed (tests)."""
+              progress: bool = True, export_onnx: bool = True, stop_after: int | None = None,
+              backend: str = "torch", address: str | None = None, actors: int | None = None) -> Path:
+    """Train (or resume) a run with this package's PPO; returns the run folder.  ``stop_after`` ends after that
+    many updates, as if the run were killed (tests).  ``backend="ray"``: rollouts on Ray (``open_rollouts``)."""
     cfg, run_dir, resumed = open_run(cfg, run_dir, resume)
     rules = cfg.make_rules()
     torch.set_num_threads(cfg.torch_threads())
@@ -98,7 +99,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
         checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=True)
     num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
     last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
-    rollouts = Rollouts(cfg, rules, seed=derive_seed("rollouts", cfg.seed, state.update))
+    rollouts = open_rollouts(cfg, rules, state, run_dir, backend, address, actors, progress)
     clock.start_ppo(state)
     state.ppo_from = clock.ppo_from
     log.start(state, clock)
@@ -130,7 +131,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
         reason = "stopped"
         raise KeyboardInterrupt from None
     finally:
-        rollouts.close()
+        close_rollouts(rollouts, run_dir, address)
         log.close(reason, f"; durak train --resume {run_dir} continues from its last checkpoint"
                   if reason == "stopped" else "")
     if export_onnx and state.finished:
@@ -141,6 +142,54 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
 
 
 # ----- the steps ---------------------------------------------------------------------------
+
+def open_rollouts(cfg: TrainConfig, rules: Rules | None, state: RunState, run_dir: Path, backend: str,
+                  address: str | None, actors: int | None, progress: bool) -> Rollouts:
+    """The rollout workers: processes of this machine, or with ``backend="ray"`` Ray actors (``actors``, by default
+    one for each core of the cluster but one, the learner's) on the cluster at ``address`` or on a Ray of this
+    machine's own, joined here; the weights reach them through Ray's object store, and ``cluster.json`` in the run
+    folder says where they run.  Everything else (checkpoints, evaluations, TensorBoard, resume, export) is the
+    same run."""
+    if backend != "ray":
+        if actors is not None or address is not None:
+            raise ValueError("actors and address apply to the ray backend")
+        return Rollouts(cfg, rules, seed=derive_seed("rollouts", cfg.seed, state.update))
+    from durak_env.cluster import connect
+
+    cores = int(connect(address, num_cpus=cfg.workers() + 1).get("CPU", 2))
+    actors = actors or max(1, cores - 1)
+    if progress:
+        print(f"durak train: {actors} rollout actors on Ray ({cores} cores"
+              f"{' at ' + address if address else ' on this machine'})", flush=True)
+    rollouts = Rollouts(cfg, rules, seed=derive_seed("rollouts", cfg.seed, state.update), actors=actors)
+    write_cluster(run_dir, address, rollouts)
+    return rollouts
+
+
+def close_rollouts(rollouts: Rollouts, run_dir: Path, address: str | None) -> None:
+    if rollouts.on_ray:
+        from durak_env.cluster import disconnect
+
+        write_cluster(run_dir, address, rollouts)
+        rollouts.close()
+        disconnect()
+    else:
+        rollouts.close()
+
+
+def write_cluster(run_dir: Path, address: str | None, rollouts: Rollouts) -> None:
+    """``cluster.json``: where a ray run's rollout actors run now (each actor's node, as Ray reports it to the
+    actor), the cluster's nodes, and how many actors were lost and replaced so far."""
+    import ray
+
+    try:
+        actors = rollouts.workers.nodes()
+    except Exception:  # noqa: BLE001 - an actor lost just now: its replacement is reported next time
+        actors = None
+    nodes = sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])
+    (run_dir / "cluster.json").write_text(json.dumps({"address": address, "actors": actors, "nodes": nodes,
+                                                      "restarts": rollouts.restarts}, indent=1) + "\n")
+
 
 def open_run(cfg: TrainConfig | None, run_dir, resume) -> tuple[TrainConfig, Path, bool]:
     """The config and run folder of a new run (the config written there) or of one to resume."""
