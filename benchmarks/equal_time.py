@@ -91,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=20, help="games a batch (duplicate deals: an even number)")
     p.add_argument("--batches", type=int, default=None, help="batches to play now (default: until done)")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--address", help="play on a Ray cluster ('auto': the one this machine is a node of); the same "
+                                     "results as one machine's")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--report", action="store_true", help="print the table; play nothing")
     p.add_argument("--out", default=str(OUT))
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             index = sum(1 for r in rows if r["match"] == name)
             try:
                 rep = evaluate([a, b], Rules.preset("podkidnoy"), games=args.batch, seed=args.seed + 1000 * index,
-                               workers=args.workers)
+                               workers=None if args.address else args.workers, address=args.address)
             except KeyboardInterrupt:
                 print(f"equal_time: stopped by the user in {name}; run again to continue", file=sys.stderr)
                 return 130

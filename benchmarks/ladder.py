@@ -100,8 +100,9 @@ def played(path: Path, policy: str) -> list[dict]:
     return [r for r in rows if r.get("policy") == policy or not uses_shipped_policy(r["a"], r["b"])]
 
 
-def play_pair(a: str, b: str, games: int, seed: int, policy: str) -> dict:
-    report = evaluate([a, b], Rules.preset("podkidnoy"), games=games, seed=seed, workers=2)
+def play_pair(a: str, b: str, games: int, seed: int, policy: str, address: str | None = None) -> dict:
+    report = evaluate([a, b], Rules.preset("podkidnoy"), games=games, seed=seed, workers=None if address else 2,
+                      address=address)
     sa, sb = report.stats
     mark = {"policy": policy} if uses_shipped_policy(a, b) else {}
     return {**mark, "a": a, "b": b, "games": report.games, "a_fools": sa.fools, "b_fools": sb.fools, "draws": sa.draws,
@@ -174,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=31)
     p.add_argument("--out", default=str(OUT), help="folder and stem of the .jsonl and .md files")
     p.add_argument("--only-rate", action="store_true", help="rate what is played; play nothing")
+    p.add_argument("--address", help="play on a Ray cluster ('auto': the one this machine is a node of); the same "
+                                     "results as one machine's")
     args = p.parse_args(argv)
     if min(args.games, args.slow_games, args.slowest_games) < 4:
         p.error("--games, --slow-games and --slowest-games must be at least 4")
@@ -186,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     for n, (a, b) in enumerate(todo, 1):
         games = pairing_games(a, b, args.games, args.slow_games, args.slowest_games)
         try:
-            row = play_pair(a, b, games, args.seed + n, policy)
+            row = play_pair(a, b, games, args.seed + n, policy, args.address)
         except KeyboardInterrupt:
             print(f"ladder: stopped by the user after {n - 1} of {len(todo)} pairings; rerun to continue",
                   file=sys.stderr)

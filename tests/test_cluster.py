@@ -157,3 +157,24 @@ def test_a_real_cluster_of_three_hosts_trains_evaluates_and_survives_a_lost_node
     there = json.loads(report.read_text())
     assert [s["fools"] for s in there["stats"]] == [s.fools for s in here.stats]
     assert there["games"] == here.games == 80
+
+
+def test_the_expert_rounds_search_games_on_ray_are_the_ones_played_here(tmp_path):
+    import numpy as np
+
+    from durak_env.cluster import disconnect
+    from training.expert import play_parts, search_deals
+
+    from baselines import SHIPPED_BOTS
+
+    bot = str(SHIPPED_BOTS["podkidnoy"][0])
+    tasks = [(bot, 8, 2, seed, (("heuristic", 1.0),)) for seed in (1, 2, 3)]
+    (tmp_path / "here").mkdir()
+    (tmp_path / "there").mkdir()
+    here = play_parts(tmp_path / "here", tasks, search_deals, 2, lambda line: None)
+    try:
+        there = play_parts(tmp_path / "there", tasks, search_deals, 2, lambda line: None, address="local")
+    finally:
+        disconnect()
+    assert here.keys() == there.keys() and all(np.array_equal(here[k], there[k]) for k in here)
+    assert len(here["outcome"]) > 0

@@ -66,6 +66,9 @@ class ExpertConfig:
     batch_size: int = 1024
     seed: int = 1
     workers: int = 2
+    address: str | None = None
+    """A Ray cluster to play the search games on ("auto": the one this machine is a node of), where the bot file is
+    at the same path on every node (a shared folder); None: ``workers`` processes here."""
 
 
 def search_deals(task: tuple) -> dict[str, np.ndarray]:
@@ -188,26 +191,38 @@ def run_round(k: int, bot_file: str, cfg: ExpertConfig, say) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     tasks = [(bot_file, cfg.playouts, min(PART_GAMES, cfg.games - i), derive_seed("expert", cfg.seed, k, i),
               cfg.opponents) for i in range(0, cfg.games, PART_GAMES)]
-    data = play_parts(folder, tasks, search_deals, cfg.workers, say, f"round {k}: ")
+    data = play_parts(folder, tasks, search_deals, cfg.workers, say, f"round {k}: ", address=cfg.address)
     stats = distil(bot_file, data, cfg, bot)
     (folder / "distil.json").write_text(json.dumps(stats, indent=1))
     say(f"round {k}: {json.dumps(stats)}")
     return str(bot)
 
 
-def play_parts(folder: Path, tasks: list, play, workers: int, say, label: str = "") -> dict[str, np.ndarray]:
-    """Each task's part of the deals, played by ``play`` in ``workers`` processes and written to
-    ``folder/part-NNNN.npz`` (whole or not at all; the parts already there are kept, so a rerun goes on where a
-    run stopped); returns every part's arrays joined."""
+def play_parts(folder: Path, tasks: list, play, workers: int, say, label: str = "",
+               address: str | None = None) -> dict[str, np.ndarray]:
+    """Each task's part of the deals, played by ``play`` in ``workers`` processes (or as tasks on the Ray cluster
+    at ``address``) and written to ``folder/part-NNNN.npz`` (whole or not at all; the parts already there are kept,
+    so a rerun goes on where a run stopped); returns every part's arrays joined."""
     todo = [(i, t) for i, t in enumerate(tasks) if not (folder / f"part-{i:04d}.npz").exists()]
     started = time.monotonic()
-    with ProcessPoolExecutor(workers) as pool:
-        for done, ((i, _), part) in enumerate(zip(todo, pool.map(play, [t for _, t in todo])), 1):
+    pool = ProcessPoolExecutor(workers) if address is None else None
+    if pool is not None:
+        answers = pool.map(play, [t for _, t in todo])
+    else:
+        from durak_env.cluster import connect, run_tasks
+
+        connect(address)
+        answers = run_tasks(play, [t for _, t in todo])
+    try:
+        for done, ((i, _), part) in enumerate(zip(todo, answers), 1):
             tmp = folder / f"part-{i:04d}.tmp.npz"
             np.savez_compressed(tmp, **part)
             tmp.replace(folder / f"part-{i:04d}.npz")
             say(f"{label}part {len(tasks) - len(todo) + done}/{len(tasks)} "
                 f"({(time.monotonic() - started) / done:.0f} s a part)")
+    finally:
+        if pool is not None:
+            pool.shutdown()
     parts = [np.load(folder / f"part-{i:04d}.npz") for i in range(len(tasks))]
     return {key: np.concatenate([p[key] for p in parts]) for key in ("obs", "mask", "share", "outcome")}
 
@@ -252,11 +267,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("start", help="the bot file to start from (e.g. baselines/bots/podkidnoy.onnx)")
     p.add_argument("out", help="the run folder (a rerun resumes it)")
     for name, kind in (("rounds", int), ("games", int), ("playouts", int), ("temperature", float), ("epochs", int),
-                       ("learning-rate", float), ("seed", int), ("workers", int)):
+                       ("learning-rate", float), ("seed", int), ("workers", int), ("address", str)):
         p.add_argument(f"--{name}", type=kind, default=getattr(ExpertConfig, name.replace("-", "_")))
     args = p.parse_args(argv)
     cfg = ExpertConfig(args.start, args.out, args.rounds, args.games, args.playouts, temperature=args.temperature,
-                       epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed, workers=args.workers)
+                       epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed, workers=args.workers,
+                       address=args.address)
     return command("expert", run, cfg)
 
 
