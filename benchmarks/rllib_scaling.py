@@ -1,6 +1,6 @@
 """The RLlib backend's environment steps per second with 1 and with 2 env runners on a local Ray.
 
-    python benchmarks/rllib_scaling.py                  # configs/default.yaml, 6 iterations each
+    python benchmarks/rllib_scaling.py                  # configs/default.yaml, 6 iterations each, 32 games a runner
     python benchmarks/rllib_scaling.py --iterations 10 --envs-per-runner 8
 
 Each setting trains ``--iterations`` iterations of ``durak train --backend rllib`` (multi-agent PPO
@@ -40,7 +40,7 @@ def measure(runners: int, iterations: int, envs_per_runner: int) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--iterations", type=int, default=6)
-    p.add_argument("--envs-per-runner", type=int, default=4)
+    p.add_argument("--envs-per-runner", type=int, default=32)
     args = p.parse_args()
     if args.iterations < 2:
         p.error("--iterations must be at least 2 (the first is start-up)")

@@ -217,7 +217,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from training.rllib_selfplay import train_rllib
 
     history = train_rllib(cfg, run_dir, address=args.address, env_runners=args.env_runners, learners=args.learners,
-                          envs_per_runner=args.envs_per_runner or 4, iterations=args.iterations,
+                          envs_per_runner=args.envs_per_runner or 32, iterations=args.iterations,
                           progress=not args.quiet)
     print(f"{len(history)} iterations; RLlib checkpoint in {run_dir / 'checkpoint'}")
     return _report_run(run_dir)
@@ -420,7 +420,7 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--actors", type=int, help="ray: rollout actors (default: the cluster's cores but one)")
     p.add_argument("--env-runners", type=int, help="rllib: env runners (default: cores - 1 locally)")
     p.add_argument("--learners", type=int, default=0, help="rllib: remote learners (0 = learn in the driver)")
-    p.add_argument("--envs-per-runner", type=int, help="rllib: games each env runner steps at once (default 4)")
+    p.add_argument("--envs-per-runner", type=int, help="rllib: games each env runner steps at once (default 32)")
     p.add_argument("--iterations", type=int, help="rllib: stop after this many iterations (default: total_steps)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 

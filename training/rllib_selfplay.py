@@ -164,7 +164,7 @@ def summary(result: dict) -> dict[str, float]:
 
 
 def train_rllib(cfg: TrainConfig, run_dir: str | Path, address: str | None = None, env_runners: int | None = None,
-          learners: int = 0, envs_per_runner: int = 4, iterations: int | None = None,
+          learners: int = 0, envs_per_runner: int = 32, iterations: int | None = None,
           progress: bool = True) -> list[dict]:
     """Run self-play PPO on Ray; returns each iteration's summary (evaluations included where run)."""
     import ray
