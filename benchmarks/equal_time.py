@@ -1,26 +1,33 @@
 """The project's best player at each time budget against ``search:mcts`` given the same time per move, on
 2-player podkidnoy with duplicate deals (issue 25, item 4), the network search against itself at two
-budgets (item 2: it must get stronger with time), and the native ``search:mcts`` against the Python reference's at
-the same time a move (issue 43).
+budgets (item 2: it must get stronger with time), the native ``search:mcts`` against the Python reference's at
+the same time a move (issue 43), and every larger table (issue 47, item 1): the shipped family at its table
+(after-beaten-transfer at 3 seats, tournament at 4) and the universal bot at 5 and 6 seats (podkidnoy and
+perevodnoy, 52 cards), the project's player at one seat and ``search:mcts`` at every other, seats rotated over
+duplicate deals.  There the target is a fool rate of at most 0.5/n at 1 ms and 30 ms a move and 0.7/n at 1 s (n
+seats; even play is 1/n).
 
     python benchmarks/equal_time.py                      # every match, a batch at a time, until each is done
     python benchmarks/equal_time.py --match 30ms --batches 2
     python benchmarks/equal_time.py --report             # the table from what is played
+    python benchmarks/equal_time.py --match tournament-4-1ms --match tournament-4-30ms
 
 Matches run in batches of ``--batch`` games on fresh deals; each batch is appended to ``equal_time.jsonl`` next
 to this script as it ends, so a stopped run continues where it stopped (the long matches take hours: run this
-in the background and run it again).  Every player here is the shipped podkidnoy policy or a search guided by
-it, so each batch names that policy's file by digest, and only the batches of the policy shipped now count: a
-new shipped bot plays its matches afresh, on the same deals.  Both bots of a match play in one process, so a
+in the background and run it again).  Every player here is the shipped policy of the match's table or a search
+guided by it, so each batch names that policy's file by digest, and only the batches of the policy shipped now
+count: a new shipped bot plays its matches afresh, on the same deals.  Both bots of a match play in one process, so a
 busy machine slows both alike; run it on an idle machine for the figures quoted.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 try:  # the installed package (a wheel) when there is one, else this checkout's source
@@ -33,44 +40,79 @@ from baselines.evaluate import evaluate, wilson  # noqa: E402
 from baselines.policy_file import bot_digest  # noqa: E402
 from durak_env import Rules  # noqa: E402
 
+@dataclass(frozen=True)
+class Match:
+    """The project's ``player`` at one seat, ``opponent`` at every other, on ``table`` (preset, seats, deck size or
+    None for the preset's): ``wanted`` games, and the share of them the player must not be the fool in."""
+
+    player: str
+    opponent: str
+    wanted: int
+    target: float
+    table: tuple = ("podkidnoy", 2, None)
+
+    @property
+    def rules(self) -> Rules:
+        preset, seats, deck = self.table
+        return Rules.preset(preset, num_players=seats, **({"deck_size": deck} if deck else {}))
+
+    @property
+    def bots(self) -> list[str]:
+        return [self.player] + [self.opponent] * (self.table[1] - 1)
+
+
 MATCHES = {
-    # name: (the project's player, its opponent, games wanted, the target share of games not the fool)
-    "1ms": ("trained", "search:mcts:1ms", 2000, 0.70),
-    "30ms": ("search:net:30ms", "search:mcts:30ms", 400, 0.65),
-    "1s": ("search:net:1s", "search:mcts:1s", 200, 0.60),
-    "1s-vs-3s": ("search:net:1s", "search:mcts:3s", 100, 0.50),
-    "net-1s-vs-30ms": ("search:net:1s", "search:net:30ms", 200, 0.60),
+    "1ms": Match("trained", "search:mcts:1ms", 2000, 0.70),
+    "30ms": Match("search:net:30ms", "search:mcts:30ms", 400, 0.65),
+    "1s": Match("search:net:1s", "search:mcts:1s", 200, 0.60),
+    "1s-vs-3s": Match("search:net:1s", "search:mcts:3s", 100, 0.50),
+    "net-1s-vs-30ms": Match("search:net:1s", "search:net:30ms", 200, 0.60),
     # issue 43: the native search against the Python reference's, at equal time
-    "native-30ms": ("search:mcts:30ms", "search:mcts:30ms:python", 200, 0.70),
-    "native-1s": ("search:mcts:1s", "search:mcts:1s:python", 200, 0.70),
+    "native-30ms": Match("search:mcts:30ms", "search:mcts:30ms:python", 200, 0.70),
+    "native-1s": Match("search:mcts:1s", "search:mcts:1s:python", 200, 0.70),
 }
+TABLES = (("after-beaten-transfer", 3, None), ("tournament", 4, None), ("podkidnoy", 5, 52), ("perevodnoy", 6, 52))
+"""Issue 47's tables past two seats: each shipped family at its own, the universal bot at five and six."""
+for _table in TABLES:
+    _n = _table[1]
+    MATCHES[f"{_table[0]}-{_n}-1ms"] = Match("trained", "search:mcts:1ms", 600, 1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-30ms"] = Match("search:net:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-1s"] = Match("search:net:1s", "search:mcts:1s", 60, 1 - 0.7 / _n, _table)
 OUT = Path(__file__).with_name("equal_time")
 
 
-def batches(path: Path, policy: str) -> list[dict]:
-    """The batches played with ``policy`` (the ``bot_digest`` of the shipped podkidnoy bot's file)."""
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-    return [r for r in rows if r.get("policy") == policy]
+@functools.cache
+def policy_of(match: Match) -> str:
+    """The ``bot_digest`` of the shipped policy every player of the match is or is guided by."""
+    return bot_digest(shipped_bot(match.rules))
+
+
+def batches(path: Path) -> list[dict]:
+    """Every batch played, of any policy (``summary`` keeps those of the policy shipped now)."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
 def summary(name: str, rows: list[dict]) -> dict:
     """The match so far: games, the first bot's share not the fool, and a 95% interval over the batches' games
     (each deal's two games, one per seat, are one sample in the evaluator; here a Wilson interval on the share,
-    which stays honest at a share of 0 or 1 where a normal interval has no width)."""
-    a, b, wanted, target = MATCHES[name]
-    mine = [r for r in rows if r["match"] == name]
+    which stays honest at a share of 0 or 1 where a normal interval has no width).  Only the batches played with
+    the policy shipped now count."""
+    match = MATCHES[name]
+    a, b, wanted, target = match.player, match.opponent, match.wanted, match.target
+    policy = policy_of(match)
+    mine = [r for r in rows if r["match"] == name and r.get("policy") == policy]
     games = sum(r["games"] for r in mine)
     ok = sum(r["games"] - r["a_fools"] for r in mine)
     share = ok / games if games else float("nan")
     ms = [sum(r[k] * r["games"] for r in mine) / games if games else float("nan") for k in ("a_ms", "b_ms")]
-    return {"match": name, "a": a, "b": b, "games": games, "wanted": wanted, "share": share,
+    return {"match": name, "a": a, "b": b, "seats": match.table[1], "games": games, "wanted": wanted, "share": share,
             "ci": list(wilson(ok, games)) if games else [float("nan")] * 2, "target": target, "a_ms": ms[0], "b_ms": ms[1],
             "draws": sum(r["draws"] for r in mine)}
 
 
 def report(rows: list[dict]) -> str:
-    out = ["| budget | player | opponent | games (wanted) | player not the fool | 95% CI | target | ms a move "
-           "(player / opponent) |", "|---|---|---|---|---|---|---|---|"]
+    out = ["| match | player | opponent (every other seat) | games (wanted) | player not the fool | 95% CI | target | "
+           "ms a move (player / opponent) |", "|---|---|---|---|---|---|---|---|"]
     for name in MATCHES:
         s = summary(name, rows)
         if not s["games"]:
@@ -100,25 +142,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.batch < 2 or args.batch % 2:
         p.error("--batch must be an even number of at least 2")
     log = Path(args.out + ".jsonl")
-    policy_file = shipped_bot(Rules.preset("podkidnoy"))  # the policy of every player here
-    policy = bot_digest(policy_file)
-    rows = batches(log, policy)
+    rows = batches(log)
     played_now = 0
     started = time.time()
     for name in ([] if args.report else args.match or list(MATCHES)):
-        a, b, wanted, _ = MATCHES[name]
-        while summary(name, rows)["games"] < wanted and (args.batches is None or played_now < args.batches):
-            index = sum(1 for r in rows if r["match"] == name)
+        match = MATCHES[name]
+        policy = policy_of(match)
+        a = match.player
+        while summary(name, rows)["games"] < match.wanted and (args.batches is None or played_now < args.batches):
+            index = sum(1 for r in rows if r["match"] == name and r.get("policy") == policy)
             try:
-                rep = evaluate([a, b], Rules.preset("podkidnoy"), games=args.batch, seed=args.seed + 1000 * index,
+                rep = evaluate(match.bots, match.rules, games=args.batch, seed=args.seed + 1000 * index,
                                workers=None if args.address else args.workers, address=args.address)
             except KeyboardInterrupt:
                 print(f"equal_time: stopped by the user in {name}; run again to continue", file=sys.stderr)
                 return 130
-            sa, sb = rep.stats
-            row = {"match": name, "batch": index, "games": rep.games, "a_fools": sa.fools, "b_fools": sb.fools,
-                   "draws": sa.draws, "a_ms": sa.ms_per_move, "b_ms": sb.ms_per_move,
-                   "seconds": round(rep.seconds, 1), "policy": policy}
+            sa, others = rep.stats[0], rep.stats[1:]
+            row = {"match": name, "batch": index, "games": rep.games, "a_fools": sa.fools,
+                   "b_fools": sum(o.fools for o in others), "draws": sa.draws, "a_ms": sa.ms_per_move,
+                   "b_ms": sum(o.ms_per_move for o in others) / len(others), "seconds": round(rep.seconds, 1),
+                   "policy": policy}
             with open(log, "a") as f:
                 f.write(json.dumps(row) + "\n")
             rows.append(row)
@@ -126,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
             s = summary(name, rows)
             print(f"equal_time: {name} batch {index}: {a} not the fool in {s['share']:.3f} of {s['games']} games "
                   f"so far ({s['a_ms']:.1f} / {s['b_ms']:.1f} ms a move)", flush=True)
-    text = report(rows) + (f"\n\nThe policy of every player: `{policy_file.name}`, sha256 {policy}...; the batches of "
-                           "other policies in the .jsonl do not count.")
+    text = report(rows) + ("\n\nEvery player is, or is guided by, the policy shipped for its table (each batch in the "
+                           ".jsonl names its file's sha256); the batches of other policies do not count.")
     Path(args.out + ".md").write_text(text + "\n")
     print(text)
     print(f"equal_time: {played_now} batches played in {time.time() - started:.0f} s; wrote {args.out}.md")

@@ -11,7 +11,7 @@ from durak_env import Rules
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from equal_time import batches, summary  # noqa: E402
+from equal_time import MATCHES, batches, summary  # noqa: E402
 
 
 def batch(policy: str, a_fools: int, games: int = 20) -> dict:
@@ -24,9 +24,19 @@ def test_only_the_shipped_policys_batches_count(tmp_path):
     log = tmp_path / "equal_time.jsonl"
     rows = [batch("0123456789abcdef", a_fools=20), batch(now, a_fools=2), {**batch(now, a_fools=4), "policy": None}]
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    mine = batches(log, now)
-    assert mine == [rows[1]]
-    s = summary("1ms", mine)
+    s = summary("1ms", batches(log))
     assert s["games"] == 20 and s["share"] == 0.9  # the other policy's 20 fools are not this policy's
-    assert batches(tmp_path / "none.jsonl", now) == []
+    assert batches(tmp_path / "none.jsonl") == []
 
+
+def test_a_larger_tables_match_counts_its_own_familys_policy_and_bounds_the_fool_rate_by_its_seats():
+    match = MATCHES["tournament-4-1ms"]
+    assert match.bots == ["trained"] + ["search:mcts:1ms"] * 3 and match.rules.num_players == 4
+    assert match.target == 1 - 0.5 / 4 and MATCHES["perevodnoy-6-1s"].target == 1 - 0.7 / 6
+    assert MATCHES["podkidnoy-5-30ms"].rules.deck_size == 52
+    family = bot_digest(shipped_bot(Rules.preset("tournament", num_players=4)))
+    podkidnoy = bot_digest(shipped_bot(Rules.preset("podkidnoy")))
+    rows = [{**batch(family, a_fools=3), "match": "tournament-4-1ms"},
+            {**batch(podkidnoy, a_fools=9), "match": "tournament-4-1ms"}]
+    s = summary("tournament-4-1ms", rows)
+    assert s["games"] == 20 and s["share"] == 0.85 and s["seats"] == 4
