@@ -1,9 +1,15 @@
 """The ladder: one Elo-style rating (random = 1000) for every bot and budget on 2-player podkidnoy, from
-head-to-head matches on duplicate deals, with each bot's time per move and the games behind each rating.
+head-to-head matches on duplicate deals, with each bot's time per move and the games behind each rating; and one
+for each larger table (``--table``: the shipped families at 3 and 4 seats, the universal bot at 5 and 6).
 
     python benchmarks/ladder.py                       # play the pairings not yet played, then rate
     python benchmarks/ladder.py --games 200 --only-rate
     python benchmarks/ladder.py --bots random heuristic search:mcts:100 search:mcts:1000
+    python benchmarks/ladder.py --table tournament-4  # the 4-seat ladder (ladder-tournament-4.jsonl and .md)
+
+At a larger table a pairing seats one bot at one seat and the other at every other seat, rotated over duplicate
+deals, and keeps how often the first finished at each place; the ratings are the Plackett-Luce fit of those
+placings (each game's finishing order, first out first), which at two seats is the Bradley-Terry fit below.
 
 Each pairing is played once and appended to ``ladder.jsonl`` next to this script (its games, each side's fools
 and the draws, each side's ms a move, and the digest of the shipped policy where a side plays it), so a run that
@@ -51,6 +57,19 @@ SLOWEST = {"search:mcts:100000", "search:mcts:3s"}
 hours, and a search that beats random does so in nearly every game)."""
 OUT = Path(__file__).with_name("ladder")
 ANCHOR = "random"
+TABLES = {"after-beaten-transfer-3": ("after-beaten-transfer", 3, None), "tournament-4": ("tournament", 4, None),
+          "podkidnoy-5": ("podkidnoy", 5, 52), "perevodnoy-6": ("perevodnoy", 6, 52)}
+"""The larger tables' ladders: preset, seats, deck size (None: the preset's)."""
+TABLE_LADDER = ["random", "easy", "heuristic", "search:mcts:100", "search:fast", "trained", "search:mcts:1000",
+                "search:net:30ms"]
+"""The bots of a larger table's ladder, roughly weakest to strongest (``trained``: the table's shipped bot)."""
+
+
+def table_rules(name: str | None) -> Rules:
+    if name is None:
+        return Rules.preset("podkidnoy")
+    preset, seats, deck = TABLES[name]
+    return Rules.preset(preset, num_players=seats, **({"deck_size": deck} if deck else {}))
 
 
 def pairings(bots: list[str]) -> list[tuple[str, str]]:
@@ -100,17 +119,38 @@ def played(path: Path, policy: str) -> list[dict]:
     return [r for r in rows if r.get("policy") == policy or not uses_shipped_policy(r["a"], r["b"])]
 
 
-def play_pair(a: str, b: str, games: int, seed: int, policy: str, address: str | None = None) -> dict:
-    report = evaluate([a, b], Rules.preset("podkidnoy"), games=games, seed=seed, workers=None if address else 2,
+def play_pair(a: str, b: str, games: int, seed: int, policy: str, address: str | None = None,
+              rules: Rules | None = None) -> dict:
+    """``a`` at one seat and ``b`` at every other over ``games`` duplicate-deal games (two seats: head to head)."""
+    rules = rules or Rules.preset("podkidnoy")
+    n = rules.num_players
+    report = evaluate([a] + [b] * (n - 1), rules, games=games, seed=seed, workers=None if address else 2,
                       address=address)
-    sa, sb = report.stats
+    sa, others = report.stats[0], report.stats[1:]
     mark = {"policy": policy} if uses_shipped_policy(a, b) else {}
-    return {**mark, "a": a, "b": b, "games": report.games, "a_fools": sa.fools, "b_fools": sb.fools, "draws": sa.draws,
-            "a_ms": sa.ms_per_move, "b_ms": sb.ms_per_move, "seed": seed, "seconds": round(report.seconds, 1)}
+    row = {**mark, "a": a, "b": b, "games": report.games, "a_fools": sa.fools, "b_fools": sum(o.fools for o in others),
+           "draws": sa.draws, "a_ms": sa.ms_per_move, "b_ms": sum(o.ms_per_move for o in others) / len(others),
+           "seed": seed, "seconds": round(report.seconds, 1)}
+    if n > 2:
+        counts = [0] * n
+        for rec in report.records:
+            counts[min(n, max(1, rec.placings[rec.bots.index(0)])) - 1] += 1
+        row["a_places"] = counts
+    return row
+
+
+def places(row: dict) -> list[float]:
+    """How many of a pairing's games its first bot finished at each place (first out first); at two seats from its
+    fools and draws (a draw: half a game at each place)."""
+    if "a_places" in row:
+        return row["a_places"]
+    return [row["b_fools"] + 0.5 * row["draws"], row["a_fools"] + 0.5 * row["draws"]]
 
 
 def fit(rows: list[dict], anchor: str = ANCHOR) -> dict[str, tuple[float, float]]:
-    """Bradley-Terry by Newton's method on the Elo scale: each bot's rating and its standard error."""
+    """Plackett-Luce by Newton's method on the Elo scale: each bot's rating and its standard error.  A game where
+    the first bot finished at place k among n, the other bot at every other seat, has the probability that the
+    other bot's seats went out first k - 1 times, then the first bot (at two seats this is Bradley-Terry)."""
     import numpy as np
 
     names = sorted({r["a"] for r in rows} | {r["b"] for r in rows})
@@ -124,13 +164,11 @@ def fit(rows: list[dict], anchor: str = ANCHOR) -> dict[str, tuple[float, float]
         grad = np.zeros(len(names))
         hess = np.zeros((len(names), len(names)))
         for r in rows:
-            i, j, n = index[r["a"]], index[r["b"]], r["games"]
-            score = (r["b_fools"] + 0.5 * r["draws"]) / n  # a's share: b the fool, half the draws
-            p = 1 / (1 + math.exp(-k * (theta[i] - theta[j])))
-            g = k * n * (score - p)
+            i, j = index[r["a"]], index[r["b"]]
+            g, w = place_terms(places(r), math.exp(k * (theta[i] - theta[j])))
+            g, w = k * g, k * k * w
             grad[i] += g
             grad[j] -= g
-            w = k * k * n * p * (1 - p)
             hess[i, i] -= w
             hess[j, j] -= w
             hess[i, j] += w
@@ -144,6 +182,22 @@ def fit(rows: list[dict], anchor: str = ANCHOR) -> dict[str, tuple[float, float]
     errors = np.zeros(len(names))
     errors[free] = np.sqrt(np.maximum(np.diag(cov), 0))
     return {n: (1000 + theta[i], errors[i]) for n, i in index.items()}
+
+
+def place_terms(counts: list[float], r: float) -> tuple[float, float]:
+    """The first derivative of the pairing's log-likelihood in x = ln(gamma_a / gamma_b) (``r`` = e^x) and minus
+    its second: at step i (1-based) ``n - i`` of the other bot's seats are still in, and the first bot goes out at
+    step k."""
+    n = len(counts)
+    grad = curv = 0.0
+    for k, c in enumerate(counts, 1):
+        if not c:
+            continue
+        for i in range(1, k + 1):
+            m = n - i
+            grad += c * (m / (r + m) if i == k else -r / (r + m))
+            curv += c * r * m / (r + m) ** 2
+    return grad, curv
 
 
 def table(rows: list[dict]) -> str:
@@ -168,20 +222,24 @@ def table(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--bots", nargs="+", default=LADDER, metavar="BOT", help="weakest to strongest")
+    p.add_argument("--bots", nargs="+", metavar="BOT", help="weakest to strongest (default: the table's ladder)")
     p.add_argument("--games", type=int, default=200, help="games a pairing (duplicate deals, both seats)")
     p.add_argument("--slow-games", type=int, default=40, help="games a pairing with a bot slower than 50 ms a move")
     p.add_argument("--slowest-games", type=int, default=20, help="games a pairing with a bot of seconds a move")
     p.add_argument("--seed", type=int, default=31)
     p.add_argument("--out", default=str(OUT), help="folder and stem of the .jsonl and .md files")
     p.add_argument("--only-rate", action="store_true", help="rate what is played; play nothing")
+    p.add_argument("--table", choices=list(TABLES), help="a larger table's ladder (default: 2-player podkidnoy)")
     p.add_argument("--address", help="play on a Ray cluster ('auto': the one this machine is a node of); the same "
                                      "results as one machine's")
     args = p.parse_args(argv)
     if min(args.games, args.slow_games, args.slowest_games) < 4:
         p.error("--games, --slow-games and --slowest-games must be at least 4")
-    log = Path(args.out + ".jsonl")
-    policy = bot_digest(shipped_bot(Rules.preset("podkidnoy")))  # kept with each pairing that plays it
+    rules = table_rules(args.table)
+    args.bots = args.bots or (TABLE_LADDER if args.table else LADDER)
+    out = args.out if args.table is None or args.out != str(OUT) else f"{OUT}-{args.table}"
+    log = Path(out + ".jsonl")
+    policy = bot_digest(shipped_bot(rules))  # kept with each pairing that plays it
     rows = played(log, policy)
     done = {(r["a"], r["b"]) for r in rows}
     todo = [] if args.only_rate else [pair for pair in pairings(args.bots) if pair not in done]
@@ -189,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     for n, (a, b) in enumerate(todo, 1):
         games = pairing_games(a, b, args.games, args.slow_games, args.slowest_games)
         try:
-            row = play_pair(a, b, games, args.seed + n, policy, args.address)
+            row = play_pair(a, b, games, args.seed + n, policy, args.address, rules)
         except KeyboardInterrupt:
             print(f"ladder: stopped by the user after {n - 1} of {len(todo)} pairings; rerun to continue",
                   file=sys.stderr)
@@ -203,9 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         print("ladder: nothing played yet", file=sys.stderr)
         return 1
     text = table(rows)
-    Path(args.out + ".md").write_text(text + "\n")
+    Path(out + ".md").write_text(text + "\n")
     print(text)
-    print(f"ladder: ended after {len(todo)} new pairings in {time.time() - started:.0f} s; wrote {args.out}.md")
+    print(f"ladder: ended after {len(todo)} new pairings in {time.time() - started:.0f} s; wrote {out}.md")
     return 0
 
 

@@ -71,3 +71,29 @@ def test_a_pairing_played_with_a_policy_shipped_before_no_longer_counts(tmp_path
     assert [r["a"] for r in played(log, "new")] == ["trained:podkidnoy-0.2", "heuristic"]
     assert [r["a"] for r in played(log, "old")] == [r["a"] for r in rows]
     assert played(tmp_path / "none.jsonl", "new") == []
+
+
+def test_at_a_larger_table_the_fit_recovers_the_gap_from_the_places_alone():
+    """Plackett-Luce from placings: with the first bot 200 points above the other at one seat of four, its
+    expected share of each place gives back 200 points (and nothing but the places is read)."""
+    n, r, games = 4, 10 ** (200 / 400), 100_000
+    share, left = [], 1.0
+    for k in range(1, n + 1):
+        m = n - k
+        share.append(left * r / (r + m))
+        left *= m / (r + m)
+    counts = [games * p for p in share]
+    rows = [{"a": "strong", "b": "random", "games": games, "a_places": counts, "a_fools": 0, "b_fools": 0, "draws": 0}]
+    ratings = fit(rows)
+    assert ratings["strong"][0] == pytest.approx(1200, abs=0.5)
+    flat = [{**rows[0], "a_places": [games / n] * n}]  # every place alike: even
+    assert fit(flat)["strong"][0] == pytest.approx(1000, abs=0.5)
+
+
+def test_a_larger_tables_pairing_keeps_the_first_bots_places():
+    from ladder import play_pair, table_rules
+
+    rules = table_rules("tournament-4")
+    row = play_pair("heuristic", "random", 8, 3, "digest", rules=rules)
+    assert rules.num_players == 4 and sum(row["a_places"]) == row["games"] == 8
+    assert row["a_places"][-1] == row["a_fools"]  # last place is the fool
