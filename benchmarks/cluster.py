@@ -48,7 +48,7 @@ def steady_rate(run: Path) -> float:
     """The median of the run's per-update learner decisions a second, the first update left out."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    events = EventAccumulator(str(run / "tb")).Reload() if (run / "tb").is_dir() else EventAccumulator(str(run)).Reload()
+    events = EventAccumulator(str(run / "tb")).Reload()
     rates = [e.value for e in events.Scalars("train/steps_per_s")]
     return statistics.median(rates[1:] or rates)
 
@@ -72,7 +72,7 @@ def ray_rate(updates: int, workers: int, address: str | None = None) -> float:
 
 def netns_rate(updates: int, workers: int) -> float:
     """The same run driven from the head of a two-host cluster, one rollout actor on each host."""
-    from netns_cluster import BIN, NetnsCluster
+    from netns_cluster import NetnsCluster
 
     with tempfile.TemporaryDirectory() as tmp, NetnsCluster(nodes=2, cpus=max(1, workers // 2)) as cluster:
         script = (f"import sys, json; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import cluster as c; "

@@ -15,22 +15,21 @@ cores with whatever else runs.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from frontends.web.api import Options  # noqa: E402
 from frontends.web.site import build_site, folder_size  # noqa: E402
+from web_helpers import FolderServer  # noqa: E402
 
 HERE = Path(__file__).parent
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--no-first-run", "--disable-sync",
@@ -61,18 +60,6 @@ PLAY = """async ([bot, deals]) => {
 }"""
 
 
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
-    handler = functools.partial(Quiet, directory=str(folder))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
-
-
 def first_hand(page, url: str, reload: bool = False) -> float:
     start = time.perf_counter()
     page.reload() if reload else page.goto(url + "?pace=0")  # the bots' pauses are play, not loading
@@ -91,7 +78,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = build_site(Path(tmp) / "site", Options(in_page=True))
         size = folder_size(folder)
-        httpd, url = serve(folder)
+        server = FolderServer(folder)
+        url = server.url
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
             cold, warm, offline = [], [], []
@@ -117,7 +105,7 @@ def main() -> None:
                               "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1), "worst_ms": round(times[-1], 1)}
                 print(f"{bot:16} {moves[bot]}", flush=True)
             browser.close()
-        httpd.shutdown()
+        server.stop()
     load = (round(load_before, 2), round(os.getloadavg()[0], 2))
     result = {"when": time.strftime("%Y-%m-%d %H:%M"), "folder_mb": round(size / 1e6, 1),
               "first_hand_cold_s": [round(t, 2) for t in cold], "first_hand_warm_s": [round(t, 2) for t in warm],

@@ -121,6 +121,13 @@ def run_tasks(function, items: list, retries: int = 3):
         yield ray.get(ref)
 
 
+def alive_nodes() -> list[str]:
+    """The cluster's nodes still alive, by address, as Ray's control store lists them."""
+    import ray
+
+    return sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])
+
+
 def node_address() -> str:
     """This process's node, as Ray names it (its IP address): for an actor's ``node`` method."""
     import ray
@@ -128,4 +135,4 @@ def node_address() -> str:
     return ray.util.get_node_ip_address()
 
 
-__all__ = ["RayWorkers", "connect", "disconnect", "node_address", "run_tasks"]
+__all__ = ["RayWorkers", "alive_nodes", "connect", "disconnect", "node_address", "run_tasks"]

@@ -143,34 +143,12 @@ class Site:
         return Mirror(page, self.options)
 
 
-class FolderServer:
-    """A static file server for ``folder`` on a free port of 127.0.0.1, in a thread, as any web host would serve a
-    site built by ``durak site``; ``stop()`` ends it (the site's server gone)."""
-
-    def __init__(self, folder):
-        import functools
-        import threading
-        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-        class Quiet(SimpleHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(10)
-
-
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
     """``durak site``'s folder for podkidnoy (every preset is offered) with the 0.2 bot as a bot file named
     ``mine``, served on a free port of 127.0.0.1."""
+    from web_helpers import FolderServer
+
     from frontends.web.api import Options
     from frontends.web.site import build_site
 

@@ -206,7 +206,7 @@ def test_a_whole_deal_against_the_shipped_bot_with_the_network_cut(browser, site
 def test_the_site_reloads_offline_with_its_server_gone_and_the_deal_plays_on(browser, site):
     """Issue 46: the service worker keeps every file of the site on the first visit, so that a reload with the
     network off and the server stopped resumes the deal in progress, under the same deal number, to its end."""
-    from conftest import FolderServer
+    from web_helpers import FolderServer
 
     folder = site[1].folder
     manifest = json.loads((folder / "manifest.webmanifest").read_text())

@@ -21,9 +21,11 @@ DESKTOP = {"viewport": {"width": 1100, "height": 900}}
 class Page:
     """A browser tab on the page, at a table whose position a test sets."""
 
-    def __init__(self, browser, server, context: dict = DESKTOP, pace: int = 0):
+    def __init__(self, browser, server, context: dict = DESKTOP, pace: int = 0, script: str | None = None):
         self.url, self.app = server
         self.context = browser.new_context(**context)
+        if script:  # run in the page before its own scripts
+            self.context.add_init_script(script)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -33,6 +35,15 @@ class Page:
 
     def idle(self) -> None:
         self.page.wait_for_function("document.body.dataset.busy === '0' && !document.getElementById('game').hidden")
+
+    def deal(self, preset: str, players: int, match: bool = False) -> None:
+        """A new game from the settings: ``preset`` at ``players`` seats (a match where asked)."""
+        self.page.select_option("#preset", preset)
+        self.page.select_option("#players", str(players))
+        if match:
+            self.page.check("#match")
+        self.page.click("#deal")
+        self.idle()
 
     @property
     def game_id(self) -> str:
@@ -280,11 +291,7 @@ def test_a_refusal_speaks_to_you_in_the_pages_words():
 def test_the_end_of_a_match_names_the_winner_and_its_points(browser, server):
     tab = Page(browser, server)
     page = tab.page
-    page.select_option("#preset", "tournament")
-    page.select_option("#players", "3")
-    page.check("#match")
-    page.click("#deal")
-    tab.idle()
+    tab.deal("tournament", 3, match=True)
     rng = random.Random(5)
     for _ in range(2000):
         if page.is_visible("#next-deal"):
@@ -352,10 +359,7 @@ def test_a_second_tab_that_falls_behind_catches_up(browser, server):
 def test_new_game_is_disabled_while_the_bots_move_and_long_logs_keep_their_numbers(browser, server):
     tab = Page(browser, server, pace=400)
     page = tab.page
-    page.select_option("#preset", "tournament")
-    page.select_option("#players", "4")
-    page.click("#deal")
-    tab.idle()
+    tab.deal("tournament", 4)
     options = page.locator("#hand .card.legal").all() + [page.locator(b) for b in ("#take", "#done")
                                                           if page.is_enabled(b)]
     # Read when the page turns busy, whatever the machine's load: while the bots move, New game and Again are

@@ -13,27 +13,12 @@ from test_web_controls import DESKTOP, PHONE, Page, card, defending_two_cards, m
 
 from durak_env import Rules
 
-IDLE = "document.body.dataset.busy === '0' && !document.getElementById('game').hidden"
-
-
-class Tab:
+class Tab(Page):
     """A tab on either back end: ``durak serve`` (the server's tables) or ``durak site`` (the engine in the tab)."""
 
-    def __init__(self, browser, backend, context: dict = DESKTOP, pace: int = 0, script: str | None = None):
-        self.url, self.behind = backend
-        self.in_page = not hasattr(self.behind, "state")
-        self.context = browser.new_context(**context)
-        if script:
-            self.context.add_init_script(script)
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        self.page.goto(f"{self.url}?pace={pace}")
-        self.idle()
-
-    def idle(self) -> None:
-        self.page.wait_for_function(IDLE)
+    @property
+    def in_page(self) -> bool:
+        return not hasattr(self.app, "state")
 
     def server_log(self) -> list[str]:
         """The log as the back end holds it: every line told, those the page has not shown yet included."""
@@ -41,7 +26,7 @@ class Tab:
         if self.in_page:
             return self.page.evaluate("id => window.durakBackend.call('GET', `/api/games/${id}`)"
                                       ".then((a) => a.data.log.map((line) => line[0]))", game_id)
-        return [text for text, _ in self.behind.state.tables.get(game_id).log]
+        return [text for text, _ in self.app.state.tables.get(game_id).log]
 
     def shown_log(self) -> list[str]:
         """The log's lines as the page shows them, without their numbers."""
@@ -49,10 +34,6 @@ class Tab:
 
     def move(self) -> None:
         first_move(self.page)
-
-    def close(self) -> None:
-        assert self.errors == []
-        self.context.close()
 
 
 # ----- item 1: storage that throws -----------------------------------------------------------------------------
@@ -93,10 +74,7 @@ def test_with_site_data_blocked_the_page_deals_and_plays(browser, backend):
 def test_a_reload_at_any_point_of_the_bots_answer_keeps_every_line_of_the_log(browser, backend):
     tab = Tab(browser, backend, pace=250)
     page = tab.page
-    page.select_option("#preset", "tournament")
-    page.select_option("#players", "4")
-    page.click("#deal")
-    tab.idle()
+    tab.deal("tournament", 4)
     reloads = 0
     for shown in range(6):  # reloaded after 0, 1, 2... of the answer's lines were shown
         if page.is_visible("#result"):
@@ -307,15 +285,9 @@ def test_best_shows_only_where_it_applies_and_a_replayed_deal_does_not_set_it(br
     tab = Page(browser, server)
     page = tab.page
     assert page.is_visible("#best")  # podkidnoy, two players: seed 004's Best
-    page.select_option("#preset", "tournament")
-    page.select_option("#players", "4")
-    page.click("#deal")
-    tab.idle()
+    tab.deal("tournament", 4)
     assert not page.is_visible("#best")  # no Best names one opponent at four seats
-    page.select_option("#preset", "podkidnoy")
-    page.select_option("#players", "2")
-    page.click("#deal")
-    tab.idle()
+    tab.deal("podkidnoy", 2)
     finish(tab)
     figure = page.evaluate("localStorage.getItem('orchidlines-best-durak')")
     assert figure is not None
@@ -362,10 +334,7 @@ def test_axe_finds_nothing_serious_on_the_table_the_result_the_settings_and_the_
     page.check("#hints")
     page.wait_for_function("document.getElementById('hint').textContent.includes('would play')")
     assert violations(page, axe) == [], "the settings and a hint"
-    page.select_option("#preset", "tournament")
-    page.select_option("#players", "4")
-    page.click("#deal")
-    tab.idle()
+    tab.deal("tournament", 4)
     finish(tab)
     assert violations(page, axe) == [], "the result"
     record = json.dumps(tab.table.record())

@@ -1,4 +1,5 @@
-"""What a seat cannot see at a moment of a game, for the tests that check no such card reaches the page."""
+"""What a seat cannot see at a moment of a game, for the tests that check no such card reaches the page; and a static
+file server for a site built by ``durak site`` (the tests and benchmarks/site.py)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,27 @@ def card_tokens(text: str) -> set[str]:
     found = set(re.findall(r"\b(?:10|[2-9JQKA])[CDHS]\b", text))
     found |= {m[:-1] + symbols[m[-1]] for m in re.findall(r"(?:10|[2-9JQKA])[♣♦♥♠]", text)}
     return found
+
+
+class FolderServer:
+    """A static file server for ``folder`` on a free port of 127.0.0.1, in a thread, as any web host would serve a
+    site built by ``durak site``; ``stop()`` ends it (the site's server gone)."""
+
+    def __init__(self, folder):
+        import functools
+        import threading
+        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(10)

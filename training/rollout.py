@@ -258,7 +258,7 @@ class WorkerDied(RuntimeError):
 
 class Rollouts:
     """The rollout workers: in child processes (``cfg.workers()`` of them, a ``durak_env.workers.Workers``), as
-    Ray actors on a cluster (``cluster``: ``actors`` of them, a ``durak_env.cluster.RayWorkers``), or, for one
+    Ray actors on a cluster (``actors`` of them, a ``durak_env.cluster.RayWorkers``), or, for one
     worker without ``overlap``, in this process.  Each gathers its share of ``rollout_steps`` per update; worker w
     is seeded alike wherever it runs, so a run on Ray with as many actors as local workers makes the same batches.
 

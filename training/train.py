@@ -168,26 +168,24 @@ def open_rollouts(cfg: TrainConfig, rules: Rules | None, state: RunState, run_di
 
 def close_rollouts(rollouts: Rollouts, run_dir: Path, address: str | None) -> None:
     if rollouts.on_ray:
+        write_cluster(run_dir, address, rollouts)
+    rollouts.close()
+    if rollouts.on_ray:
         from durak_env.cluster import disconnect
 
-        write_cluster(run_dir, address, rollouts)
-        rollouts.close()
         disconnect()
-    else:
-        rollouts.close()
 
 
 def write_cluster(run_dir: Path, address: str | None, rollouts: Rollouts) -> None:
     """``cluster.json``: where a ray run's rollout actors run now (each actor's node, as Ray reports it to the
     actor), the cluster's nodes, and how many actors were lost and replaced so far."""
-    import ray
+    from durak_env.cluster import alive_nodes
 
     try:
         actors = rollouts.workers.nodes()
     except Exception:  # noqa: BLE001 - an actor lost just now: its replacement is reported next time
         actors = None
-    nodes = sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])
-    (run_dir / "cluster.json").write_text(json.dumps({"address": address, "actors": actors, "nodes": nodes,
+    (run_dir / "cluster.json").write_text(json.dumps({"address": address, "actors": actors, "nodes": alive_nodes(),
                                                       "restarts": rollouts.restarts}, indent=1) + "\n")
 
 

@@ -326,9 +326,9 @@ def best_figure_key(table: Table) -> dict[str, str] | None:
     whether this deal may set the figure (not where the player named the seed: its cards were seen)."""
     if table.rules.num_players != 2:
         return None
-    if table.rules == SEED004:
-        return {"key": "orchidlines-best-durak", "label": "Best", "counts": table.fresh}
-    return {"key": f"durak_env.best.{table.preset}", "label": f"Best ({table.preset})", "counts": table.fresh}
+    key, label = (("orchidlines-best-durak", "Best") if table.rules == SEED004
+                  else (f"durak_env.best.{table.preset}", f"Best ({table.preset})"))
+    return {"key": key, "label": label, "counts": table.fresh}
 
 
 def new_seed() -> int:
