@@ -30,6 +30,7 @@ BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "podkidnoy": (BOTS_DIR / "podkidnoy.onnx", Rules.preset("podkidnoy")),
     "podkidnoy-0.2": (BOTS_DIR / "podkidnoy-0.2.onnx", Rules.preset("podkidnoy")),
+    "podkidnoy-0.3": (BOTS_DIR / "podkidnoy-0.3.onnx", Rules.preset("podkidnoy")),
     "perevodnoy": (BOTS_DIR / "perevodnoy.onnx", Rules.preset("perevodnoy")),
     "perevodnoy-0.2": (BOTS_DIR / "perevodnoy-0.2.onnx", Rules.preset("perevodnoy")),
     "after-beaten-transfer": (BOTS_DIR / "after-beaten-transfer.onnx",

@@ -107,9 +107,9 @@ def parts(workers: int) -> dict:
     torch.set_num_threads(os.cpu_count() or 1)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     gen = torch.Generator().manual_seed(0)
-    ppo_update(net, opt, full, cfg, gen)  # warm
+    ppo_update(net, None, opt, full, cfg, gen)  # warm
     started = time.perf_counter()
-    ppo_update(net, opt, full, cfg, gen)
+    ppo_update(net, None, opt, full, cfg, gen)
     learner = len(full.obs) / (time.perf_counter() - started)
     weights = len(pickle.dumps(as_arrays(net.state_dict())))
     return {"rollout_decisions_per_s_per_core": per_core, "learner_decisions_per_s": learner,

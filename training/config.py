@@ -115,7 +115,13 @@ class TrainConfig:
     """The bot whose network the run starts from instead of fresh weights: a bot file (ONNX; a relative path
     missing from the current folder is read from the package's, as the shipped configs name shipped files), or
     ``trained`` (``trained:<family>``) for a shipped one, e.g. to train it further against a league; its rules
-    and hidden sizes must be the config's.  None: fresh weights."""
+    and depth must be the config's, its layers as wide or narrower (a narrower one is widened first, computing the
+    same moves: ``training.policy.widen``).  None: fresh weights."""
+    critic: str = "seat"
+    """What the value estimate behind each advantage reads: ``seat``, the policy's own value head (the seat's
+    observation); ``full``, a critic of its own (``training.policy.FullCritic``, the policy's widths) that also
+    reads every other hand and the stock (``durak_env.privileged``: PerfectDou's perfect-information critic).
+    The policy never reads them, and its own value head keeps learning the same returns from the observation."""
     value_warmup: int = 0
     """Updates at the start of PPO in which only the value head learns (the policy stays as the warm start
     left it), so that the first advantages come from a critic fitted to the learner's own games."""
@@ -281,6 +287,8 @@ class TrainConfig:
             raise bad("pretrain_teacher", "a bot name such as search:fast, or a list of them")
         if self.init_from is not None and not isinstance(self.init_from, str):
             raise bad("init_from", "the path of a bot file, or null")
+        if self.critic not in CRITICS:
+            raise bad("critic", f"one of {', '.join(CRITICS)}")
         if not self.universal and (self.tables is not None or self.eval_tables is not None):
             raise ConfigError(f"{where}: tables and eval_tables are for a policy for any rules (rules: any)")
         if self.eval_tables is not None and not isinstance(self.eval_tables, list):
@@ -311,10 +319,10 @@ class TrainConfig:
                 raise ConfigError(f"{where}: init_from: {err}") from None
             widths = getattr(start, "metadata", {}).get("hidden_sizes")
             made_for = getattr(start, "rules", None) if not getattr(start, "universal", False) else None
-            if made_for != self.make_rules() or widths != list(self.hidden_sizes):
+            if made_for != self.make_rules() or not widens(widths, self.hidden_sizes):
                 raise ConfigError(f"{where}: init_from: {self.init_from} is a network of {widths} for "
                                   f"{_words(made_for)}; this config trains {list(self.hidden_sizes)} for "
-                                  f"{_words(self.make_rules())}")
+                                  f"{_words(self.make_rules())} (as many layers, none narrower)")
         for kind, share in self.opponents.items():
             if kind not in OPPONENTS:
                 try:
@@ -356,6 +364,15 @@ NUMBERS = {"time_budget": (0.05, 100_000.0), "pretrain_temperature": (0.01, 10.0
 """The number fields and their bounds (``time_budget`` may also be None: no budget)."""
 SWITCHES = ("anneal_lr", "overlap")
 """The true-or-false fields."""
+CRITICS = ("seat", "full")
+"""What a run's critic may read (``TrainConfig.critic``)."""
+
+
+def widens(widths: list | None, hidden_sizes: list) -> bool:
+    """Whether a network of ``widths`` can start one of ``hidden_sizes``: the same, or wider layer by layer
+    (``training.policy.widen``)."""
+    return (isinstance(widths, list) and len(widths) == len(hidden_sizes)
+            and all(w >= h for w, h in zip(hidden_sizes, widths)))
 
 
 CHECKOUT_CONFIGS = Path(__file__).resolve().parent.parent / "configs"

@@ -12,16 +12,20 @@ from torch import nn
 MASKED_LOGIT = -1e9
 
 
+def mlp(width: int, hidden_sizes: list[int]) -> tuple[nn.Sequential, int]:
+    """Linear layers of ``hidden_sizes`` with ReLUs over inputs ``width`` wide; and the width it puts out."""
+    layers: list[nn.Module] = []
+    for h in hidden_sizes:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    return nn.Sequential(*layers), width
+
+
 class PolicyNet(nn.Module):
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: list[int]):
         super().__init__()
         self.obs_size, self.num_actions, self.hidden_sizes = obs_size, num_actions, list(hidden_sizes)
-        layers: list[nn.Module] = []
-        width = obs_size
-        for h in hidden_sizes:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = mlp(obs_size, hidden_sizes)
         self.pi = nn.Linear(width, num_actions)
         self.v = nn.Linear(width, 1)
         nn.init.orthogonal_(self.pi.weight, gain=0.01)
@@ -40,6 +44,23 @@ class PolicyNet(nn.Module):
         h = self.trunk(obs)
         logits = self.pi(h).masked_fill(mask == 0, MASKED_LOGIT)
         return logits, self.v(h).squeeze(-1)
+
+
+class FullCritic(nn.Module):
+    """The value of a deal for the seat to act from its observation and the cards hidden from it
+    (``durak_env.privileged``): the critic of an asymmetric actor-critic, used in training only (a config's
+    ``critic: full``).  The policy's own value head still learns the same returns from the observation alone,
+    so a bot file's value (what ``search:net`` and the hints read) never rests on hidden cards."""
+
+    def __init__(self, obs_size: int, hidden_size: int, hidden_sizes: list[int]):
+        super().__init__()
+        self.trunk, width = mlp(obs_size + hidden_size, hidden_sizes)
+        self.v = nn.Linear(width, 1)
+        nn.init.orthogonal_(self.v.weight, gain=1.0)
+        nn.init.zeros_(self.v.bias)
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        return self.v(self.trunk(torch.cat([obs, hidden], dim=-1))).squeeze(-1)
 
 
 @torch.no_grad()

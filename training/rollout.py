@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -22,6 +22,7 @@ from baselines import make_bot
 from baselines.policy_file import PolicyBot
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
+from durak_env.privileged import PrivilegedEncoder
 from durak_env.vector_games import make_vector_games
 from durak_env.workers import WorkerGone, Workers, ignore_interrupts
 
@@ -47,13 +48,38 @@ class Batch:
     """Moves of each finished game, forced moves included."""
     env_steps: int = 0
     """Moves played in every game during this collection, forced moves included."""
+    lengths: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Decisions of each trajectory, in the rows' order (the rows are whole trajectories, one after another)."""
+    finals: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    """Each trajectory's reward, at its last decision."""
+    hidden: np.ndarray | None = None
+    """With a full-information critic (``critic: full``): each row's cards hidden from its seat
+    (``durak_env.privileged``), which the critic alone reads."""
 
     @staticmethod
     def concat(batches: list["Batch"]) -> "Batch":
         cat = lambda name: np.concatenate([getattr(b, name) for b in batches])  # noqa: E731
         return Batch(cat("obs"), cat("mask"), cat("action"), cat("logp"), cat("value"), cat("advantage"), cat("ret"),
                      sum(b.games for b in batches), sum((b.learner_rewards for b in batches), []),
-                     sum((b.game_moves for b in batches), []), sum(b.env_steps for b in batches))
+                     sum((b.game_moves for b in batches), []), sum(b.env_steps for b in batches), cat("lengths"),
+                     cat("finals"), None if batches[0].hidden is None else cat("hidden"))
+
+
+def gae(values: np.ndarray, lengths: np.ndarray, finals: np.ndarray, gamma: float, lam: float) -> np.ndarray:
+    """GAE advantages of whole trajectories laid end to end (``lengths`` decisions each, the reward ``finals`` at
+    each one's last decision and none before): ``values`` are the critic's estimates at each decision."""
+    out = np.zeros(len(values), np.float32)
+    end = 0
+    for length, reward in zip(lengths.tolist(), finals.tolist()):
+        start, end = end, end + length
+        vals = values[start:end].tolist()
+        adv, next_value = 0.0, 0.0
+        for t in range(length - 1, -1, -1):
+            delta = (reward if t == length - 1 else 0.0) + gamma * next_value - vals[t]
+            adv = delta + gamma * lam * adv
+            out[start + t] = adv
+            next_value = vals[t]
+    return out
 
 
 class RolloutWorker:
@@ -69,6 +95,9 @@ class RolloutWorker:
         self.vec.reset(seed=self.rng.getrandbits(62))
         self.obs_size, self.num_actions = self.vec.encoder.size, self.vec.num_actions
         self.policy = PolicyNet(self.obs_size, self.num_actions, cfg.hidden_sizes)
+        self.privileged = PrivilegedEncoder(rules or Rules(), self.tables is not None) if cfg.critic == "full" else None
+        """Writes the learner's hidden cards for a full-information critic (None: the critic reads the observation)."""
+        self.fields = FIELDS + ("hidden",) * (self.privileged is not None)
         self.pool: list[PolicyNet] = []
         self.pool_version = -1
         self.bots = {kind: make_bot(kind, seed=seed) for kind in BOT_KINDS}
@@ -134,6 +163,8 @@ class RolloutWorker:
                     if ctrl[0] == LEARN:
                         chunks.append({"obs": obs, "mask": mask, "action": acts.numpy(), "logp": logp.numpy(),
                                        "value": value.numpy()})
+                        if self.privileged is not None:
+                            chunks[-1]["hidden"] = self.privileged.encode_games([games[i] for i in rows])
                         seats = vec.seats[rows].tolist()
                         for k, (i, seat) in enumerate(zip(rows, seats)):
                             self.pending[i][seat].append(stored + k)
@@ -174,33 +205,26 @@ class RolloutWorker:
 
     def _batch(self, chunks, finished, games, learner_rewards, game_moves, env_steps) -> Batch:
         """The finished trajectories as a batch with GAE advantages; the running ones kept for the next."""
-        every = {name: np.concatenate([c[name] for c in chunks]) for name in FIELDS}
-        gamma, lam = self.cfg.gamma, self.cfg.gae_lambda
-        index, advantages = [], []
-        for traj, reward in finished:
-            values = every["value"][traj].tolist()
-            adv, next_value, out = 0.0, 0.0, [0.0] * len(traj)
-            for t in range(len(traj) - 1, -1, -1):
-                delta = (reward if t == len(traj) - 1 else 0.0) + gamma * next_value - values[t]
-                adv = delta + gamma * lam * adv
-                out[t] = adv
-                next_value = values[t]
-            index += traj
-            advantages += out
+        fields = self.fields
+        every = {name: np.concatenate([c[name] for c in chunks]) for name in fields}
+        index = [p for traj, _ in finished for p in traj]
+        lengths = np.array([len(traj) for traj, _ in finished], dtype=np.int64)
+        finals = np.array([reward for _, reward in finished], dtype=np.float32)
         running = [(i, s) for i, seats in enumerate(self.pending) for s, traj in enumerate(seats) if traj]
         keep = [p for i, s in running for p in self.pending[i][s]]
         take = np.array(index, dtype=np.intp)
-        batch = {name: every[name][take] for name in FIELDS}
-        self.carry = {name: every[name][np.array(keep, dtype=np.intp)] for name in FIELDS} if keep else None
+        batch = {name: every[name][take] for name in fields}
+        self.carry = {name: every[name][np.array(keep, dtype=np.intp)] for name in fields} if keep else None
         position = 0
         for i, s in running:  # the kept decisions are renumbered from 0, in order
             count = len(self.pending[i][s])
             self.pending[i][s] = list(range(position, position + count))
             position += count
-        advantage = np.array(advantages, dtype=np.float32)
+        value = batch["value"].astype(np.float32)
+        advantage = gae(value, lengths, finals, self.cfg.gamma, self.cfg.gae_lambda)
         return Batch(batch["obs"], batch["mask"], batch["action"].astype(np.int64), batch["logp"].astype(np.float32),
-                     batch["value"].astype(np.float32), advantage, advantage + batch["value"].astype(np.float32),
-                     games, learner_rewards, game_moves, env_steps)
+                     value, advantage, advantage + value, games, learner_rewards, game_moves, env_steps, lengths,
+                     finals, batch.get("hidden"))
 
 
 def as_arrays(state: dict) -> dict:

@@ -28,8 +28,8 @@ from durak_env.observation import network_shape
 
 from .checkpoints import WriteFailed, load_checkpoint, make_checkpoint, save_atomic
 from .config import ConfigError, TrainConfig
-from .policy import PolicyNet
-from .rollout import Batch, Rollouts, WorkerDied
+from .policy import FullCritic, PolicyNet, widen
+from .rollout import Batch, Rollouts, WorkerDied, gae
 
 
 @dataclass
@@ -87,16 +87,14 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     cfg, run_dir, resumed = open_run(cfg, run_dir, resume)
     rules = cfg.make_rules()
     torch.set_num_threads(cfg.torch_threads())
-    torch.manual_seed(cfg.seed)  # before the network is built: its initial weights come from this seed
-    net = PolicyNet(*network_shape(rules), cfg.hidden_sizes)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    net, critic, opt = learner(cfg, rules)
     gen = torch.Generator().manual_seed(cfg.seed)
-    state = restore(run_dir, net, opt, gen) if resumed else RunState()
+    state = restore(run_dir, net, critic, opt, gen) if resumed else RunState()
     log = RunLog(run_dir, cfg, state, progress)
     clock = Clock(cfg, state)
     if not resumed and (cfg.init_from is not None or cfg.pretrain_games):
         warm_start(net, cfg, rules, run_dir, progress)
-        checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=True)
+        checkpoint(run_dir, cfg, rules, net, critic, opt, gen, state, log, clock, evaluate=True)
     num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
     last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
     rollouts = open_rollouts(cfg, rules, state, run_dir, backend, address, actors, progress)
@@ -111,19 +109,21 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
             more = state.update + 1 < last and not clock.out_of_time()
             batch = rollouts.next_batch(net.state_dict(), state.pool, state.pool_version, more=more)
             t_roll = time.perf_counter() - t0
-            stats = ppo_update(net, opt, batch, cfg, gen, value_only=state.update < cfg.value_warmup)
+            if critic is not None:
+                judge(critic, batch, cfg)
+            stats = ppo_update(net, critic, opt, batch, cfg, gen, value_only=state.update < cfg.value_warmup)
             advance(state, batch)
             grow_pool(state, net, cfg)
             final = state.update == last or clock.out_of_time()
             state.finished = state.update == num_updates or clock.out_of_time()
             want_eval = final or (cfg.eval_every and state.update % cfg.eval_every == 0)
             if want_eval or state.update % cfg.checkpoint_every == 0:
-                checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=bool(want_eval))
+                checkpoint(run_dir, cfg, rules, net, critic, opt, gen, state, log, clock, evaluate=bool(want_eval))
             log.update(state, stats, batch, t_roll, time.perf_counter() - t0, opt.param_groups[0]["lr"])
         if state.finished:
             reason = "total" if state.update == num_updates else "budget"
     except WorkerDied:
-        checkpoint(run_dir, cfg, rules, net, opt, gen, state, log, clock, evaluate=False)  # the resume point
+        checkpoint(run_dir, cfg, rules, net, critic, opt, gen, state, log, clock, evaluate=False)  # the resume point
         raise
     except BaseException as err:
         if not interrupted(err):
@@ -208,10 +208,33 @@ def open_run(cfg: TrainConfig | None, run_dir, resume) -> tuple[TrainConfig, Pat
     return cfg, run_dir, False
 
 
-def restore(run_dir: Path, net: PolicyNet, opt: torch.optim.Optimizer, gen: torch.Generator) -> RunState:
-    """Load the last checkpoint into the network, optimiser and generator; returns the run's state."""
+def learner(cfg: TrainConfig, rules: Rules | None) -> tuple[PolicyNet, FullCritic | None, torch.optim.Optimizer]:
+    """The policy, its full-information critic (``critic: full``; else None) and one optimiser of both, their
+    first weights from the run's seed."""
+    torch.manual_seed(cfg.seed)
+    net = PolicyNet(*network_shape(rules), cfg.hidden_sizes)
+    critic = full_critic(cfg, rules)
+    opt = torch.optim.Adam([*net.parameters(), *(critic.parameters() if critic else ())], lr=cfg.learning_rate, eps=1e-5)
+    return net, critic, opt
+
+
+def full_critic(cfg: TrainConfig, rules: Rules | None) -> FullCritic | None:
+    """The run's full-information critic (``critic: full``), of the policy's widths; None for ``critic: seat``."""
+    if cfg.critic != "full":
+        return None
+    from durak_env.privileged import PrivilegedEncoder
+
+    obs_size, _ = network_shape(rules)
+    return FullCritic(obs_size, PrivilegedEncoder(rules or Rules(), rules is None).size, cfg.hidden_sizes)
+
+
+def restore(run_dir: Path, net: PolicyNet, critic: FullCritic | None, opt: torch.optim.Optimizer,
+            gen: torch.Generator) -> RunState:
+    """Load the last checkpoint into the network (and critic), optimiser and generator; returns the run's state."""
     ckpt = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
     net.load_state_dict(ckpt["model"])
+    if critic is not None:
+        critic.load_state_dict(ckpt["critic"])
     opt.load_state_dict(ckpt["optimizer"])
     gen.set_state(ckpt["generator"])
     return RunState(**{k: ckpt[k] for k in RunState.__dataclass_fields__})
@@ -223,7 +246,10 @@ def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules | None, run_dir: P
     if cfg.init_from is not None:
         from .export import policy_from_bot_file
 
-        net.load_state_dict(policy_from_bot_file(cfg.init_path()).state_dict())
+        start = policy_from_bot_file(cfg.init_path())
+        if start.hidden_sizes != net.hidden_sizes:
+            start = widen(start, net.hidden_sizes, cfg.seed)
+        net.load_state_dict(start.state_dict())
     if not cfg.pretrain_games:
         return
     from .pretrain import collect, fit
@@ -242,16 +268,27 @@ def anneal(opt: torch.optim.Optimizer, cfg: TrainConfig, done: float) -> None:
         opt.param_groups[0]["lr"] = cfg.learning_rate * max(0.0, 1 - done)
 
 
-def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, cfg: TrainConfig,
+def judge(critic: FullCritic, batch: Batch, cfg: TrainConfig) -> None:
+    """The batch's values, advantages and returns from the full-information critic, as it is now (the workers'
+    were the policy's own value head's)."""
+    with torch.no_grad():
+        batch.value = critic(torch.from_numpy(batch.obs), torch.from_numpy(batch.hidden)).numpy()
+    batch.advantage = gae(batch.value, batch.lengths, batch.finals, cfg.gamma, cfg.gae_lambda)
+    batch.ret = batch.advantage + batch.value
+
+
+def ppo_update(net: PolicyNet, critic: FullCritic | None, opt: torch.optim.Optimizer, batch: Batch, cfg: TrainConfig,
                gen: torch.Generator, value_only: bool = False) -> dict[str, float]:
     """``update_epochs`` passes of clipped PPO over the batch in shuffled minibatches; returns the mean losses.
-    ``value_only``: the critic's warm-up, the value loss alone."""
+    ``value_only``: the critic's warm-up, the value loss alone.  With a full-information ``critic`` the value loss
+    is the critic's and the policy's own value head's together, both on the batch's returns."""
     obs = torch.from_numpy(batch.obs)
     mask = torch.from_numpy(batch.mask)
     actions = torch.from_numpy(batch.action)
     old_logp = torch.from_numpy(batch.logp)
     adv = torch.from_numpy(batch.advantage)
     ret = torch.from_numpy(batch.ret)
+    hidden = None if critic is None else torch.from_numpy(batch.hidden)
     n = len(obs)
     stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     count = 0
@@ -271,11 +308,16 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, batch: Batch, cfg: Tr
             a = adv.index_select(0, mb)
             a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
             pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-            v_loss = 0.5 * ((value - ret.index_select(0, mb)) ** 2).mean()
+            mb_ret = ret.index_select(0, mb)
+            v_loss = 0.5 * ((value - mb_ret) ** 2).mean()
+            if critic is not None:
+                v_loss = v_loss + 0.5 * ((critic(obs.index_select(0, mb), hidden.index_select(0, mb)) - mb_ret) ** 2).mean()
             loss = cfg.vf_coef * v_loss if value_only else pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            if critic is not None:
+                torch.nn.utils.clip_grad_norm_(critic.parameters(), cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
                 stats["policy_loss"] += pg.item()
@@ -303,16 +345,18 @@ def grow_pool(state: RunState, net: PolicyNet, cfg: TrainConfig) -> None:
         state.pool_version += 1
 
 
-def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules | None, net: PolicyNet, opt: torch.optim.Optimizer,
-               gen: torch.Generator, state: RunState, log: "RunLog", clock: Clock, evaluate: bool) -> None:
+def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules | None, net: PolicyNet, critic: FullCritic | None,
+               opt: torch.optim.Optimizer, gen: torch.Generator, state: RunState, log: "RunLog", clock: Clock,
+               evaluate: bool) -> None:
     """Write ``update_*.pt`` and ``latest.pt``; when asked, first export the policy and evaluate it against
     HeuristicBot (the evaluation is saved with the checkpoint)."""
     path = run_dir / "checkpoints" / f"update_{state.update:06d}.pt"
 
     def save(to: Path) -> None:
         state.seconds = clock.elapsed()
-        save_atomic(make_checkpoint(cfg, rules, {**asdict(state), "generator": gen.get_state()}, net.state_dict(),
-                                    opt.state_dict()), to)
+        extra = {} if critic is None else {"critic": critic.state_dict()}
+        save_atomic(make_checkpoint(cfg, rules, {**asdict(state), "generator": gen.get_state(), **extra},
+                                    net.state_dict(), opt.state_dict()), to)
 
     save(path)
     if evaluate:
