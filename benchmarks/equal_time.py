@@ -70,6 +70,9 @@ MATCHES = {
     # issue 43: the native search against the Python reference's, at equal time
     "native-30ms": Match("search:mcts:30ms", "search:mcts:30ms:python", 200, 0.70),
     "native-1s": Match("search:mcts:1s", "search:mcts:1s:python", 200, 0.70),
+    # issue 47, item 3: a search that keeps gaining with time (hours: run in the background, resumed by batches)
+    "net-10s-vs-1s": Match("search:net:10s", "search:net:1s", 100, 0.60),
+    "net-1s-vs-mcts-100000": Match("search:net:1s", "search:mcts:100000", 100, 0.70),
 }
 TABLES = (("after-beaten-transfer", 3, None), ("tournament", 4, None), ("podkidnoy", 5, 52), ("perevodnoy", 6, 52))
 """Issue 47's tables past two seats: each shipped family at its own, the universal bot at five and six."""

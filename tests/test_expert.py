@@ -84,3 +84,20 @@ def test_a_run_resumes_and_refuses_another_configuration(tmp_path):
     assert (tmp_path / "round-1" / "bot.onnx").stat().st_mtime_ns == made
     with pytest.raises(ValueError, match="another configuration"):
         run(ExpertConfig(BOT, str(tmp_path), rounds=1, games=4, playouts=16, epochs=1, workers=1))
+
+
+def test_rounds_learn_from_a_window_of_rounds_in_a_wider_network(tmp_path, capsys):
+    """``window``: round 2 learns from round 1's deals and its own; ``hidden_sizes``: the start's network is widened
+    (the same moves) before the first distillation and stays so.  Bad widths are a usage error."""
+    from training.expert import main, read_parts
+
+    cfg = ExpertConfig(BOT, str(tmp_path), rounds=2, games=4, playouts=8, epochs=1, workers=1, window=2,
+                       hidden_sizes=(160, 128))
+    bot = run(cfg, say=lambda line: None)
+    own = [len(read_parts(tmp_path / f"round-{k}")["obs"]) for k in (1, 2)]
+    stats = [json.loads((tmp_path / f"round-{k}" / "distil.json").read_text()) for k in (1, 2)]
+    assert [s["decisions"] for s in stats] == [own[0], own[0] + own[1]]
+    assert load_bot(bot).metadata["hidden_sizes"] == [160, 128]
+    with pytest.raises(SystemExit) as usage:
+        main([BOT, str(tmp_path / "bad"), "--hidden-sizes", "256,x"])
+    assert usage.value.code == 2 and "layer widths from 1 to 8192" in capsys.readouterr().err

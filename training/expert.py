@@ -36,7 +36,7 @@ from durak_env.engine.loop import play, seated
 from durak_env.engine.seeds import derive_seed
 
 from .export import policy_from_bot_file, write_bot
-from .policy import ActionProbabilities
+from .policy import ActionProbabilities, widen
 
 PART_GAMES = 20
 """Deals per part file (the unit a rerun keeps)."""
@@ -65,6 +65,12 @@ class ExpertConfig:
     learning_rate: float = 3e-4
     batch_size: int = 1024
     seed: int = 1
+    hidden_sizes: tuple | None = None
+    """The widths the policy is distilled into: the start's network widened to them (``training.policy.widen``,
+    the same moves to begin with) in the first round, kept after; None: the start's own widths."""
+    window: int = 1
+    """Rounds of deals each distillation learns from: its own and the ``window - 1`` rounds before it (AlphaZero's
+    window of recent games), so that a round's bot is not taught by one round's noise alone."""
     workers: int = 2
     address: str | None = None
     """A Ray cluster to play the search games on ("auto": the one this machine is a node of), where the bot file is
@@ -125,6 +131,8 @@ def distil(bot_file: str, data: dict[str, np.ndarray], cfg: ExpertConfig, out: P
     """Train the policy of ``bot_file`` on the search's move shares and the outcomes; write ``out``."""
     source = load_bot(bot_file)
     net = policy_from_bot_file(bot_file)
+    if cfg.hidden_sizes is not None and net.hidden_sizes != list(cfg.hidden_sizes):
+        net = widen(net, list(cfg.hidden_sizes), cfg.seed)
     stats = fit_shares(net, data, cfg.temperature, cfg.epochs, cfg.learning_rate, cfg.batch_size, cfg.seed)
     meta = bot_metadata(source.rules, net.hidden_sizes, trainer="expert-iteration",
                         teacher=f"search:net:{cfg.playouts}", guided_by=Path(bot_file).name, decisions=stats["decisions"],
@@ -192,6 +200,8 @@ def run_round(k: int, bot_file: str, cfg: ExpertConfig, say) -> str:
     tasks = [(bot_file, cfg.playouts, min(PART_GAMES, cfg.games - i), derive_seed("expert", cfg.seed, k, i),
               cfg.opponents) for i in range(0, cfg.games, PART_GAMES)]
     data = play_parts(folder, tasks, search_deals, cfg.workers, say, f"round {k}: ", address=cfg.address)
+    earlier = [read_parts(Path(cfg.out) / f"round-{j}") for j in range(max(1, k - cfg.window + 1), k)]
+    data = {key: np.concatenate([d[key] for d in [*earlier, data]]) for key in PART_KEYS}
     stats = distil(bot_file, data, cfg, bot)
     (folder / "distil.json").write_text(json.dumps(stats, indent=1))
     say(f"round {k}: {json.dumps(stats)}")
@@ -223,8 +233,19 @@ def play_parts(folder: Path, tasks: list, play, workers: int, say, label: str = 
     finally:
         if pool is not None:
             pool.shutdown()
-    parts = [np.load(folder / f"part-{i:04d}.npz") for i in range(len(tasks))]
-    return {key: np.concatenate([p[key] for p in parts]) for key in ("obs", "mask", "share", "outcome")}
+    return read_parts(folder, len(tasks))
+
+
+PART_KEYS = ("obs", "mask", "share", "outcome")
+"""The arrays of a part: the search's observations, masks, move shares and the deals' outcomes."""
+
+
+def read_parts(folder: Path, count: int | None = None) -> dict[str, np.ndarray]:
+    """The arrays of ``folder``'s parts joined in order: the first ``count``, or every one there."""
+    names = sorted(folder.glob("part-[0-9][0-9][0-9][0-9].npz")) if count is None else \
+        [folder / f"part-{i:04d}.npz" for i in range(count)]
+    parts = [np.load(name) for name in names]
+    return {key: np.concatenate([p[key] for p in parts]) for key in PART_KEYS}
 
 
 def command(prog: str, run, cfg) -> int:
@@ -254,6 +275,8 @@ def record_config(out: Path, cfg, defaults) -> None:
 
 def run(cfg: ExpertConfig, say=print) -> str:
     """Every round in turn (those done are skipped); returns the last round's bot file."""
+    if cfg.window < 1:
+        raise ValueError(f"window must be at least 1 (this round's deals), got {cfg.window}")
     out = Path(cfg.out)
     record_config(out, cfg, ExpertConfig(cfg.start, cfg.out))
     bot = cfg.start
@@ -262,17 +285,30 @@ def run(cfg: ExpertConfig, say=print) -> str:
     return bot
 
 
+def widths(text: str) -> tuple[int, ...]:
+    """``256,256`` as layer widths (argparse's type: a bad list is a usage error)."""
+    try:
+        out = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        out = ()
+    if not out or not all(0 < w <= 8192 for w in out):
+        raise argparse.ArgumentTypeError(f"layer widths from 1 to 8192, comma-separated (256,256), got {text!r}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.expert", description=__doc__.split("\n\n")[0])
     p.add_argument("start", help="the bot file to start from (e.g. baselines/bots/podkidnoy.onnx)")
     p.add_argument("out", help="the run folder (a rerun resumes it)")
     for name, kind in (("rounds", int), ("games", int), ("playouts", int), ("temperature", float), ("epochs", int),
-                       ("learning-rate", float), ("seed", int), ("workers", int), ("address", str)):
+                       ("learning-rate", float), ("seed", int), ("window", int), ("workers", int), ("address", str)):
         p.add_argument(f"--{name}", type=kind, default=getattr(ExpertConfig, name.replace("-", "_")))
+    p.add_argument("--hidden-sizes", type=widths, default=None, help="widths to distil into, e.g. 256,256 (widened "
+                   "from the start's network); default: the start's own")
     args = p.parse_args(argv)
     cfg = ExpertConfig(args.start, args.out, args.rounds, args.games, args.playouts, temperature=args.temperature,
-                       epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed, workers=args.workers,
-                       address=args.address)
+                       epochs=args.epochs, learning_rate=args.learning_rate, seed=args.seed,
+                       hidden_sizes=args.hidden_sizes, window=args.window, workers=args.workers, address=args.address)
     return command("expert", run, cfg)
 
 
