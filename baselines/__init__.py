@@ -24,7 +24,8 @@ POLICY_BOTS = {"trained": "Trained (the shipped bot)", "search:net": "Trained + 
 NEEDS_NUMPY = ("search:net",)
 """Bots that batch the network with numpy, which a browser page (``durak site``) does not have."""
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
-             "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]", "trained",
+             "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]",
+             "search:endgame[:<playouts>|<n>ms|<n>s]", "trained",
              "trained:<family>", "py:<module>.<Class>")
 BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
@@ -96,7 +97,8 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
     """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>], search:policy
     (search with the shipped policy for ``rules`` inside it), search:mcts[:<playouts>|<n>ms|<n>s] (a tree search,
     baselines/mcts.py), search:net[:<budget>] (that tree guided by the shipped policy's priors and values,
-    baselines/netsearch.py), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
+    baselines/netsearch.py), search:endgame[:<budget>] (the shipped policy until the stock is empty, then that
+    search: 1 ms a move), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
     exported policy file.  The searches run in the native core where it is built; a search's name ending
     ``:python`` (``search:fast:python``, ``search:mcts:1s:python``) keeps it in the Python reference engine."""
     if isinstance(spec, Path):
@@ -131,12 +133,13 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
             from .mcts import mcts_from_name
 
             return mcts_from_name(arg[len("mcts"):], seed=seed)
-        if arg == "net" or arg.startswith("net:"):
+        kind, _, budget = arg.partition(":")
+        if kind in ("net", "endgame"):
             from .netsearch import net_search_from_name
             from .policy_file import load_bot
 
-            return net_search_from_name(arg[len("net:"):], load_bot(shipped_bot(rules), rules=rules or Rules()),
-                                        seed=seed)
+            return net_search_from_name(budget, load_bot(shipped_bot(rules), rules=rules or Rules()), seed=seed,
+                                        kind=kind)
         return SearchBot(seed, level=arg)
     if name == "trained":
         from .policy_file import load_bot

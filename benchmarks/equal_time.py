@@ -73,12 +73,15 @@ MATCHES = {
     # issue 47, item 3: a search that keeps gaining with time (hours: run in the background, resumed by batches)
     "net-10s-vs-1s": Match("search:net:10s", "search:net:1s", 100, 0.60),
     "net-1s-vs-mcts-100000": Match("search:net:1s", "search:mcts:100000", 100, 0.70),
+    # issue 47: the policy with 1 ms of search once the stock is empty (search:endgame), the 1 ms player since
+    "endgame-1ms": Match("search:endgame", "search:mcts:1ms", 2000, 0.70),
 }
 TABLES = (("after-beaten-transfer", 3, None), ("tournament", 4, None), ("podkidnoy", 5, 52), ("perevodnoy", 6, 52))
 """Issue 47's tables past two seats: each shipped family at its own, the universal bot at five and six."""
 for _table in TABLES:
     _n = _table[1]
     MATCHES[f"{_table[0]}-{_n}-1ms"] = Match("trained", "search:mcts:1ms", 600, 1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-endgame-1ms"] = Match("search:endgame", "search:mcts:1ms", 600, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-30ms"] = Match("search:net:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-1s"] = Match("search:net:1s", "search:mcts:1s", 60, 1 - 0.7 / _n, _table)
 OUT = Path(__file__).with_name("equal_time")

@@ -190,3 +190,32 @@ def test_the_network_search_plays_any_rules_through_the_universal_bot():
     assert bot.act(game.view(game.to_act)) in game.legal_actions()
     with pytest.raises(ValueError, match="budget"):
         make_bot("search:net:fast")
+
+
+# ----- search:endgame: the policy until the stock is empty, then search:net ------------------------------------
+
+def test_the_endgame_search_searches_once_the_stock_is_empty_and_plays_the_policy_before():
+    """Seed 000: the players draw from the stock until it is empty; from then on, at two seats, every card not
+    seen is in the other hand.  The search answers exactly the decisions with an empty stock, the policy the rest."""
+    bot = make_bot("search:endgame:16", seed=1)
+    searched, fast = [], []
+    search_act, policy_act = bot.search.act, bot.policy.act
+    bot.search.act = lambda view: searched.append(view.stock_size) or search_act(view)
+    bot.policy.act = lambda view: fast.append(view.stock_size) or policy_act(view)
+    for seed in range(3):
+        game = Game(Rules(), seed=seed)
+        while game.result is None:
+            moves = game.legal_actions()
+            game.step(bot.act(game.view(game.to_act)) if game.to_act == 0 else moves[0])
+    assert searched and fast and set(searched) == {0} and 0 not in fast
+
+
+@pytest.mark.parametrize("name, playouts, seconds", [("search:endgame", None, 0.001),
+                                                    ("search:endgame:30ms", None, 0.03),
+                                                    ("search:endgame:500", 500, None)])
+def test_endgame_search_names(name, playouts, seconds):
+    bot = make_bot(name, seed=1)
+    assert (bot.search.playouts, bot.search.seconds) == (playouts, seconds)
+    assert bot.name.startswith("search-endgame-")
+    with pytest.raises(ValueError, match="search:endgame takes one budget"):
+        make_bot("search:endgame:1:2")
