@@ -2,7 +2,6 @@
 network loads back exactly, and a run resumes where it stopped."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -103,20 +102,3 @@ def test_rounds_learn_from_a_window_of_rounds_in_a_wider_network(tmp_path, capsy
         main([BOT, str(tmp_path / "bad"), "--hidden-sizes", "256,x"])
     assert usage.value.code == 2 and "layer widths from 1 to 8192" in capsys.readouterr().err
 
-
-def test_a_runs_deals_distil_again_with_other_settings(tmp_path, capsys):
-    """benchmarks/distil_sweep.py: a run's rounds taught again to its start bot, here on the search's move alone;
-    a folder that is no run is a usage error."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from distil_sweep import main
-
-    run(ExpertConfig(BOT, str(tmp_path / "run"), rounds=1, games=4, playouts=8, epochs=1, workers=1), say=lambda _: None)
-    assert main([str(tmp_path / "run"), str(tmp_path / "again.onnx"), "--temperature", "0", "--epochs", "2"]) == 0
-    stats = json.loads(capsys.readouterr().out)
-    assert stats["decisions"] == json.loads((tmp_path / "run" / "round-1" / "distil.json").read_text())["decisions"]
-    assert load_bot(tmp_path / "again.onnx").metadata["guided_by"] == "podkidnoy.onnx"
-    with pytest.raises(SystemExit) as usage:
-        main([str(tmp_path / "nothing"), str(tmp_path / "x.onnx")])
-    assert usage.value.code == 2 and "is not an expert-iteration run" in capsys.readouterr().err
