@@ -130,3 +130,16 @@ CTRL_C_STATUSES = (130, -2)
 """How a command stopped by Ctrl-C may end: it returns 130 (128 + SIGINT), or a SIGINT that reaches it once it has
 said so and cleaned up ends it by the signal itself, which a shell reports as the same 130 (CI saw a training run
 end so after its "stopped by the user" line).  A traceback or status 1 is neither."""
+
+
+def seeded_worker(cfg):
+    """A rollout worker for ``cfg`` (seed 3) holding a policy of fresh weights (torch seed 0)."""
+    import torch
+
+    from training.policy import PolicyNet
+    from training.rollout import RolloutWorker
+
+    worker = RolloutWorker(cfg, cfg.make_rules(), seed=3)
+    torch.manual_seed(0)
+    worker.set_weights(PolicyNet(worker.obs_size, worker.num_actions, cfg.hidden_sizes).state_dict(), [], 0)
+    return worker

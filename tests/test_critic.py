@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from helpers import seeded_worker
 
 from baselines import SHIPPED_BOTS
 from baselines.policy_file import load_bot
@@ -19,7 +20,7 @@ from durak_env.privileged import PrivilegedEncoder
 from training.checkpoints import load_checkpoint
 from training.config import ConfigError, TrainConfig
 from training.policy import FullCritic, PolicyNet
-from training.rollout import RolloutWorker, gae
+from training.rollout import gae
 from training.train import full_critic, judge, restore, train_ppo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,10 +94,7 @@ def test_a_full_critic_judges_the_batch_from_the_hidden_cards():
     cfg = dataclasses.replace(TrainConfig.load(TINY), gamma=1.0, gae_lambda=1.0, num_envs=6, critic="full",
                               opponents={"self": 0.5, "heuristic": 0.5})
     rules = cfg.make_rules()
-    worker = RolloutWorker(cfg, rules, seed=3)
-    torch.manual_seed(0)
-    net = PolicyNet(worker.obs_size, worker.num_actions, cfg.hidden_sizes)
-    worker.set_weights(net.state_dict(), [], 0)
+    worker = seeded_worker(cfg)
     batch = worker.collect(300)
     assert batch.hidden.shape == (len(batch.obs), 72) and batch.lengths.sum() == len(batch.obs)
     s = observation_slices(rules)

@@ -247,16 +247,12 @@ def test_rollout_batches_hold_each_seats_own_decisions_with_the_deals_outcome():
     import dataclasses
 
     from durak_env.observation import observation_slices
-    from training.policy import PolicyNet
-    from training.rollout import RolloutWorker
+    from helpers import seeded_worker
 
     cfg = dataclasses.replace(TrainConfig.load(TINY), gamma=1.0, gae_lambda=1.0, num_envs=6,
                               opponents={"self": 0.5, "heuristic": 0.5})
     rules = cfg.make_rules()
-    worker = RolloutWorker(cfg, rules, seed=3)
-    torch.manual_seed(0)
-    net = PolicyNet(worker.obs_size, worker.num_actions, cfg.hidden_sizes)
-    worker.set_weights(net.state_dict(), [], 0)
+    worker = seeded_worker(cfg)
     to_act = observation_slices(rules)["to_act"]
     for _ in range(3):
         batch = worker.collect(300)
