@@ -30,7 +30,7 @@ def native_extension() -> list:
     return [Extension(
         "durak_env._native",
         sources=["native/module.cpp", os.path.join(nb, "src", "nb_combined.cpp")],
-        depends=["native/durak.hpp", "native/search.hpp", "native/vector.hpp"],
+        depends=["native/durak.hpp", "native/search.hpp", "native/solve.hpp", "native/vector.hpp"],
         include_dirs=[os.path.join(nb, "include"), os.path.join(nb, "ext", "robin_map", "include"), numpy.get_include()],
         extra_compile_args=["-std=c++17", "-O3", "-fvisibility=hidden", "-fno-strict-aliasing", "-DNDEBUG",
                             "-DNB_COMPACT_ASSERTIONS", "-g0"],  # -g0: no debug information (a fifth of the size)

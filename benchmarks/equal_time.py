@@ -16,7 +16,8 @@ Matches run in batches of ``--batch`` games on fresh deals; each batch is append
 to this script as it ends, so a stopped run continues where it stopped (the long matches take hours: run this
 in the background and run it again).  Every player here is the shipped policy of the match's table or a search
 guided by it, so each batch names that policy's file by digest, and only the batches of the policy shipped now
-count: a new shipped bot plays its matches afresh, on the same deals.  Both bots of a match play in one process, so a
+count: a new shipped bot plays its matches afresh, on the same deals; so does a search on another engine (each batch
+names ``SEARCH``).  Both bots of a match play in one process, so a
 busy machine slows both alike; run it on an idle machine for the figures quoted.
 """
 
@@ -39,6 +40,7 @@ from baselines import shipped_bot  # noqa: E402
 from baselines.evaluate import evaluate, wilson  # noqa: E402
 from baselines.policy_file import bot_digest  # noqa: E402
 from durak_env import Rules  # noqa: E402
+from durak_env.native import available as native_available  # noqa: E402
 
 @dataclass(frozen=True)
 class Match:
@@ -85,6 +87,10 @@ for _table in TABLES:
     MATCHES[f"{_table[0]}-{_n}-30ms"] = Match("search:net:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-1s"] = Match("search:net:1s", "search:mcts:1s", 60, 1 - 0.7 / _n, _table)
 OUT = Path(__file__).with_name("equal_time")
+SEARCH = "native" if native_available() else "python"
+"""Which engine a search named without ``:python`` runs on here: each batch names it, and only the batches of this
+one count (a time budget buys the native search many times the playouts, so it is another opponent; the batches
+before the native engine, which name none, were the compiled Python search's)."""
 
 
 @functools.cache
@@ -102,11 +108,12 @@ def summary(name: str, rows: list[dict]) -> dict:
     """The match so far: games, the first bot's share not the fool, and a 95% interval over the batches' games
     (each deal's two games, one per seat, are one sample in the evaluator; here a Wilson interval on the share,
     which stays honest at a share of 0 or 1 where a normal interval has no width).  Only the batches played with
-    the policy shipped now count."""
+    the policy shipped now, against the search of this engine (``SEARCH``), count."""
     match = MATCHES[name]
     a, b, wanted, target = match.player, match.opponent, match.wanted, match.target
     policy = policy_of(match)
-    mine = [r for r in rows if r["match"] == name and r.get("policy") == policy]
+    mine = [r for r in rows
+            if r["match"] == name and r.get("policy") == policy and r.get("search", "python") == SEARCH]
     games = sum(r["games"] for r in mine)
     ok = sum(r["games"] - r["a_fools"] for r in mine)
     share = ok / games if games else float("nan")
@@ -156,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         policy = policy_of(match)
         a = match.player
         while summary(name, rows)["games"] < match.wanted and (args.batches is None or played_now < args.batches):
-            index = sum(1 for r in rows if r["match"] == name and r.get("policy") == policy)
+            index = sum(1 for r in rows if r["match"] == name and r.get("policy") == policy
+                        and r.get("search", "python") == SEARCH)
             try:
                 rep = evaluate(match.bots, match.rules, games=args.batch, seed=args.seed + 1000 * index,
                                workers=None if args.address else args.workers, address=args.address)
@@ -167,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             row = {"match": name, "batch": index, "games": rep.games, "a_fools": sa.fools,
                    "b_fools": sum(o.fools for o in others), "draws": sa.draws, "a_ms": sa.ms_per_move,
                    "b_ms": sum(o.ms_per_move for o in others) / len(others), "seconds": round(rep.seconds, 1),
-                   "policy": policy}
+                   "policy": policy, "search": SEARCH}
             with open(log, "a") as f:
                 f.write(json.dumps(row) + "\n")
             rows.append(row)

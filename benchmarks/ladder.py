@@ -60,8 +60,8 @@ ANCHOR = "random"
 TABLES = {"after-beaten-transfer-3": ("after-beaten-transfer", 3, None), "tournament-4": ("tournament", 4, None),
           "podkidnoy-5": ("podkidnoy", 5, 52), "perevodnoy-6": ("perevodnoy", 6, 52)}
 """The larger tables' ladders: preset, seats, deck size (None: the preset's)."""
-TABLE_LADDER = ["random", "easy", "heuristic", "search:mcts:100", "search:fast", "trained", "search:mcts:1000",
-                "search:net:30ms"]
+TABLE_LADDER = ["random", "easy", "heuristic", "search:mcts:100", "search:fast", "trained", "search:endgame",
+                "search:mcts:1000", "search:net:30ms", "search:mcts:10000"]
 """The bots of a larger table's ladder, roughly weakest to strongest (``trained``: the table's shipped bot)."""
 
 

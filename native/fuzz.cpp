@@ -14,6 +14,7 @@
 
 #include "durak.hpp"
 #include "search.hpp"
+#include "solve.hpp"
 #include "vector.hpp"
 
 using namespace durak;
@@ -230,6 +231,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             for (int k = 0; k < count; ++k) legal[k] = g.legal[k];
             int chosen = net.best(legal, count);
             require(g.is_legal(chosen));
+            // the endgame solver, where it applies: within its node limit, every move gets a value in -1, 0, 1
+            if (solvable(g)) {
+                Solver solver(1 + in.u8() * 64);
+                int solved[MAX_ACTIONS];
+                if (solver.solve(g, solved))
+                    for (int k = 0; k < count; ++k) require(solved[k] >= -1 && solved[k] <= 1);
+            }
             break;
         }
     }

@@ -19,6 +19,7 @@
 
 #include "durak.hpp"
 #include "search.hpp"
+#include "solve.hpp"
 #include "vector.hpp"
 
 namespace nb = nanobind;
@@ -255,6 +256,23 @@ NB_MODULE(_native, m) {
             return g.refusal(static_cast<int>(action));
         })
         .def("no_transfer", &Game::no_transfer)
+        .def("solve", [](Game& g, int64_t node_limit) -> nb::object {
+            // Each legal move's exact value for the seat to act (native/solve.hpp), or None where more than
+            // ``node_limit`` positions would be searched.
+            if (!solvable(g)) throw std::invalid_argument("solve: a 2-player deal going on with an empty stock");
+            if (node_limit < 1) throw std::invalid_argument("solve: node_limit must be at least 1");
+            Solver solver(node_limit);
+            int values[MAX_ACTIONS];
+            bool solved;
+            {
+                nb::gil_scoped_release release;
+                solved = solver.solve(g, values);
+            }
+            if (!solved) return nb::none();
+            nb::dict out;
+            for (int i = 0; i < g.nlegal; ++i) out[nb::int_(g.legal[i])] = values[i];
+            return out;
+        }, nb::arg("node_limit") = 1000000)
         .def_prop_ro("to_act", [](const Game& g) { return g.to_act; })
         .def_prop_ro("over", [](const Game& g) { return g.over; })
         .def_prop_ro("result", [](const Game& g) -> nb::object {

@@ -1,4 +1,4 @@
-"""benchmarks/equal_time.py: a match counts only the batches of the policy shipped now."""
+"""benchmarks/equal_time.py: a match counts only the batches of the policy shipped now, searched on this engine."""
 
 import json
 import sys
@@ -11,12 +11,12 @@ from durak_env import Rules
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from equal_time import MATCHES, batches, summary  # noqa: E402
+from equal_time import MATCHES, SEARCH, batches, summary  # noqa: E402
 
 
 def batch(policy: str, a_fools: int, games: int = 20) -> dict:
     return {"match": "1ms", "batch": 0, "games": games, "a_fools": a_fools, "b_fools": games - a_fools, "draws": 0,
-            "a_ms": 0.1, "b_ms": 1.0, "seconds": 1.0, "policy": policy}
+            "a_ms": 0.1, "b_ms": 1.0, "seconds": 1.0, "policy": policy, "search": SEARCH}
 
 
 def test_only_the_shipped_policys_batches_count(tmp_path):
@@ -27,6 +27,17 @@ def test_only_the_shipped_policys_batches_count(tmp_path):
     s = summary("1ms", batches(log))
     assert s["games"] == 20 and s["share"] == 0.9  # the other policy's 20 fools are not this policy's
     assert batches(tmp_path / "none.jsonl") == []
+
+
+def test_a_batch_searched_on_another_engine_does_not_count():
+    """The native search buys many times the playouts in a millisecond: a batch against the compiled Python one
+    (the rows before the native engine name none) is another match."""
+    now = bot_digest(shipped_bot(Rules.preset("podkidnoy")))
+    other = "python" if SEARCH == "native" else "native"
+    rows = [batch(now, a_fools=2), {**batch(now, a_fools=10), "search": other}]
+    older = {k: v for k, v in batch(now, a_fools=6).items() if k != "search"}
+    s = summary("1ms", rows + ([older] if SEARCH == "native" else []))
+    assert s["games"] == 20 and s["share"] == 0.9
 
 
 def test_a_larger_tables_match_counts_its_own_familys_policy_and_bounds_the_fool_rate_by_its_seats():

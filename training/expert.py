@@ -209,10 +209,11 @@ def run_round(k: int, bot_file: str, cfg: ExpertConfig, say) -> str:
 
 
 def play_parts(folder: Path, tasks: list, play, workers: int, say, label: str = "",
-               address: str | None = None) -> dict[str, np.ndarray]:
+               address: str | None = None, keys: tuple = ()) -> dict[str, np.ndarray]:
     """Each task's part of the deals, played by ``play`` in ``workers`` processes (or as tasks on the Ray cluster
     at ``address``) and written to ``folder/part-NNNN.npz`` (whole or not at all; the parts already there are kept,
-    so a rerun goes on where a run stopped); returns every part's arrays joined."""
+    so a rerun goes on where a run stopped); returns every part's arrays joined (``keys``: those of ``play``'s
+    parts, ``PART_KEYS`` by default)."""
     todo = [(i, t) for i, t in enumerate(tasks) if not (folder / f"part-{i:04d}.npz").exists()]
     started = time.monotonic()
     pool = ProcessPoolExecutor(workers) if address is None else None
@@ -233,19 +234,19 @@ def play_parts(folder: Path, tasks: list, play, workers: int, say, label: str = 
     finally:
         if pool is not None:
             pool.shutdown()
-    return read_parts(folder, len(tasks))
+    return read_parts(folder, len(tasks), keys or PART_KEYS)
 
 
 PART_KEYS = ("obs", "mask", "share", "outcome")
 """The arrays of a part: the search's observations, masks, move shares and the deals' outcomes."""
 
 
-def read_parts(folder: Path, count: int | None = None) -> dict[str, np.ndarray]:
-    """The arrays of ``folder``'s parts joined in order: the first ``count``, or every one there."""
+def read_parts(folder: Path, count: int | None = None, keys: tuple = PART_KEYS) -> dict[str, np.ndarray]:
+    """The arrays ``keys`` of ``folder``'s parts joined in order: the first ``count``, or every one there."""
     names = sorted(folder.glob("part-[0-9][0-9][0-9][0-9].npz")) if count is None else \
         [folder / f"part-{i:04d}.npz" for i in range(count)]
     parts = [np.load(name) for name in names]
-    return {key: np.concatenate([p[key] for p in parts]) for key in PART_KEYS}
+    return {key: np.concatenate([p[key] for p in parts]) for key in keys}
 
 
 def command(prog: str, run, cfg) -> int:

@@ -39,6 +39,9 @@ def policy_from_bot_file(path: str | Path) -> PolicyNet:
     from baselines.policy_file import load_bot, onnx_weights
 
     bot = load_bot(path)  # refuses what is not a bot file, and names its rules and widths
+    if bot.metadata.get("endgame"):
+        raise ValueError(f"{path} holds two networks (training.endgame: a policy and its endgame part); train further "
+                         f"from the bot file it started from, {bot.metadata['endgame'].get('start')}")
     weights = {name.removeprefix("net."): torch.from_numpy(array.copy()) for name, array in onnx_weights(path).items()}
     net = PolicyNet(*network_shape(None if bot.universal else bot.rules), bot.metadata["hidden_sizes"])
     net.load_state_dict(weights)
