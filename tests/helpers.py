@@ -143,3 +143,21 @@ def seeded_worker(cfg):
     torch.manual_seed(0)
     worker.set_weights(PolicyNet(worker.obs_size, worker.num_actions, cfg.hidden_sizes).state_dict(), [], 0)
     return worker
+
+
+def positions_met(rules: Rules, keep, count: int, seed: int, share: float = 0.3, choose=None) -> list[Game]:
+    """``count`` positions with a choice of moves that ``keep(game)`` accepts, each from a deal of its own played by
+    ``choose(rng, legal)`` (at random by default; a share ``share`` of the accepted positions met is taken, so they
+    come from all through the deals)."""
+    choose = choose or (lambda rng, legal: rng.choice(legal))
+    rng = random.Random(seed)
+    found: list[Game] = []
+    while len(found) < count:
+        game = Game(rules, seed=rng.getrandbits(32))
+        while game.result is None:
+            legal = game.legal_actions()
+            if len(legal) > 1 and keep(game) and rng.random() < share:
+                found.append(game.clone())
+                break
+            game.play_unchecked(choose(rng, legal))
+    return found

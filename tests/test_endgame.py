@@ -2,11 +2,10 @@
 nothing more, the bot file's two parts each play where they should, the targets keep the start policy's choices
 among the best moves, and a run writes a bot file that plays and resumes from its parts."""
 
-import random
-
 import numpy as np
 import pytest
 import torch
+from helpers import positions_met
 
 from baselines import SHIPPED_BOTS, make_bot
 from baselines.evaluate import evaluate
@@ -25,18 +24,7 @@ pytestmark = pytest.mark.skipif(not available(), reason="the endgame's labels co
 
 def positions(stock_empty: bool, count: int = 12, seed: int = 5) -> list[Game]:
     """Positions of 2-player podkidnoy with a choice of moves, the stock empty or not."""
-    rules = load_bot(BOT).rules
-    rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        game = Game(rules, seed=rng.getrandbits(32))
-        while game.result is None:
-            legal = game.legal_actions()
-            if len(legal) > 1 and (not game.stock) == stock_empty and rng.random() < 0.2:
-                found.append(game.clone())
-                break
-            game.play_unchecked(rng.choice(legal))
-    return found
+    return positions_met(load_bot(BOT).rules, lambda game: (not game.stock) == stock_empty, count, seed, share=0.2)
 
 
 def encoded(games: list[Game]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,9 +1,8 @@
 """The 2-player endgame solver (native/solve.hpp, ``Game.solve``): each move's exact value, checked against a plain
 minimax on the reference engine, and its refusals."""
 
-import random
-
 import pytest
+from helpers import positions_met
 
 from durak_env.engine.game import Game
 from durak_env.engine.rules import Rules
@@ -32,22 +31,15 @@ def minimax(game, seat: int, memo: dict) -> float:
     return memo[key]
 
 
-def endings(count: int, most_cards: int, seed: int = 3):
-    """Positions with an empty stock, a choice of moves and at most ``most_cards`` in the hands and on the table (a
-    take puts the table in a hand), from deals played
-    half at random and half by the lowest legal move."""
-    rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        game = Game(PODKIDNOY, seed=rng.getrandbits(32))
-        while game.result is None:
-            legal = game.legal_actions()
-            cards = sum(bin(h).count("1") for h in game.hands) + len(game.attacks) + sum(d >= 0 for d in game.defences)
-            if not game.stock and len(legal) > 1 and cards <= most_cards and rng.random() < 0.3:
-                found.append(game.clone())
-                break
-            game.play_unchecked(rng.choice(legal) if rng.random() < 0.5 else min(legal))
-    return found
+def endings(count: int, most_cards: int, seed: int = 3) -> list[Game]:
+    """Positions with an empty stock and at most ``most_cards`` in the hands and on the table (a take puts the table
+    in a hand), from deals played half at random and half by the lowest legal move."""
+    def small(game: Game) -> bool:
+        cards = sum(bin(h).count("1") for h in game.hands) + len(game.attacks) + sum(d >= 0 for d in game.defences)
+        return not game.stock and cards <= most_cards
+
+    return positions_met(PODKIDNOY, small, count, seed,
+                         choose=lambda rng, legal: rng.choice(legal) if rng.random() < 0.5 else min(legal))
 
 
 def test_each_moves_value_is_the_minimax_value_of_the_ending():
