@@ -25,6 +25,7 @@ NEEDS_NUMPY = ("search:net",)
 """Bots that batch the network with numpy, which a browser page (``durak site``) does not have."""
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
              "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]",
+             "search:model[:<playouts>|<n>ms|<n>s]",
              "search:endgame[:<playouts>|<n>ms|<n>s]", "trained",
              "trained:<family>", "py:<module>.<Class>")
 BOTS_DIR = Path(__file__).with_name("bots")
@@ -97,7 +98,8 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
     """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>], search:policy
     (search with the shipped policy for ``rules`` inside it), search:mcts[:<playouts>|<n>ms|<n>s] (a tree search,
     baselines/mcts.py), search:net[:<budget>] (that tree guided by the shipped policy's priors and values,
-    baselines/netsearch.py), search:endgame[:<budget>] (the shipped policy until the stock is empty, then that
+    baselines/netsearch.py), search:model[:<budget>] (that search with each other seat playing the policy's move
+    for its own hand in each world), search:endgame[:<budget>] (the shipped policy until the stock is empty, then that
     search: 1 ms a move), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
     exported policy file.  The searches run in the native core where it is built; a search's name ending
     ``:python`` (``search:fast:python``, ``search:mcts:1s:python``) keeps it in the Python reference engine."""
@@ -134,7 +136,7 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
 
             return mcts_from_name(arg[len("mcts"):], seed=seed)
         kind, _, budget = arg.partition(":")
-        if kind in ("net", "endgame"):
+        if kind in ("net", "model", "endgame"):
             from .netsearch import net_search_from_name
             from .policy_file import load_bot
 

@@ -215,16 +215,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             int action = search.search(v, 1 + in.u8() % 20, 0.0, made);
             if (!altered) require(action >= 0 && g.is_legal(action));
             // the network search, its network's answers made up from the bytes
-            NetSearch net(v, in.u64(), 1.5, in.u8() & 1);
+            bool universal = in.u8() & 1, opponents = in.u8() & 1;
+            NetSearch net(v, in.u64(), 1.5, universal, opponents);
             std::vector<float> obs(8 * static_cast<size_t>(net.obs_size)), probs(8 * static_cast<size_t>(net.num_actions));
             std::vector<int8_t> mask(8 * static_cast<size_t>(net.num_actions));
             std::vector<float> values(8);
             for (int batch = 0; batch < 4; ++batch) {
                 int rows = net.descend_batch(1 + in.u8() % 8, obs.data(), mask.data());
                 if (rows < 0) break;
-                for (auto& p : probs) p = in.u8() / 255.0f;
-                for (auto& x : values) x = in.u8() / 127.5f - 1.0f;
-                net.back_up(probs.data(), values.data());
+                while (rows > 0) {  // with ``opponents``, rounds until every playout is at a leaf
+                    for (auto& p : probs) p = in.u8() / 255.0f;
+                    for (auto& x : values) x = in.u8() / 127.5f - 1.0f;
+                    rows = net.advance(probs.data(), values.data(), obs.data(), mask.data());
+                }
             }
             int legal[MAX_ACTIONS];
             int count = g.legal_actions();

@@ -420,12 +420,16 @@ NB_MODULE(_native, m) {
                             int stock_size, const std::vector<int>& hand_sizes, const std::vector<Mask>& known,
                             int64_t discard, const std::vector<std::vector<int>>& out_groups, int attacker,
                             int defender, int opener, int passed, bool taking, int bouts, int first_seat, uint64_t seed,
-                            double c_puct, bool universal) {
+                            double c_puct, bool universal, bool opponents) {
             View v = view_from(rules, seat, hand, attacks, defences, trump_card, stock_size, hand_sizes, known,
                                discard, out_groups, attacker, defender, opener, passed, taking, bouts, first_seat);
             if (!(c_puct >= 0)) throw std::invalid_argument("c_puct must be >= 0");
-            new (ns) NetSearch(v, seed, c_puct, universal);
-        })
+            new (ns) NetSearch(v, seed, c_puct, universal, opponents);
+        }, nb::arg("rules"), nb::arg("seat"), nb::arg("hand"), nb::arg("attacks"), nb::arg("defences"),
+           nb::arg("trump_card"), nb::arg("stock_size"), nb::arg("hand_sizes"), nb::arg("known"), nb::arg("discard"),
+           nb::arg("out_groups"), nb::arg("attacker"), nb::arg("defender"), nb::arg("opener"), nb::arg("passed"),
+           nb::arg("taking"), nb::arg("bouts"), nb::arg("first_seat"), nb::arg("seed"), nb::arg("c_puct"),
+           nb::arg("universal"), nb::arg("opponents") = false)
         .def("descend_batch", [](NetSearch& ns, int size, Rows<float> obs, Rows<int8_t> mask) {
             if (size < 1 || obs.shape(0) < static_cast<size_t>(size) || mask.shape(0) < static_cast<size_t>(size) ||
                 obs.shape(1) != static_cast<size_t>(ns.obs_size) || mask.shape(1) != static_cast<size_t>(ns.num_actions))
@@ -439,14 +443,21 @@ NB_MODULE(_native, m) {
             if (rows < 0) throw std::invalid_argument("no deal matches this view (its counts do not add up)");
             return rows;
         }, nb::arg("size"), nb::arg("obs").noconvert(), nb::arg("mask").noconvert())
-        .def("back_up", [](NetSearch& ns, Rows<const float> probs, Column<const float> values) {
+        .def("advance", [](NetSearch& ns, Rows<const float> probs, Column<const float> values, Rows<float> obs,
+                           Rows<int8_t> mask) {
+            if (!ns.nleaves) throw std::invalid_argument("no batch is going down: call descend_batch first");
             int rows = 0;
             for (int i = 0; i < ns.nleaves; ++i) rows += ns.leaves[i].row >= 0;
             if (probs.shape(0) < static_cast<size_t>(rows) || values.shape(0) < static_cast<size_t>(rows) ||
                 (rows && probs.shape(1) != static_cast<size_t>(ns.num_actions)))
                 throw std::invalid_argument("the network's answers have the wrong shape");
-            ns.back_up(probs.data(), values.data());
-        })
+            if (obs.shape(0) < static_cast<size_t>(ns.nleaves) || mask.shape(0) < static_cast<size_t>(ns.nleaves) ||
+                obs.shape(1) != static_cast<size_t>(ns.obs_size) || mask.shape(1) != static_cast<size_t>(ns.num_actions))
+                throw std::invalid_argument("the batch's arrays have the wrong shape");
+            nb::gil_scoped_release release;
+            return ns.advance(probs.data(), values.data(), obs.data(), mask.data());
+        }, nb::arg("probs"), nb::arg("values"), nb::arg("obs").noconvert(), nb::arg("mask").noconvert(),
+           "The network's answers for the rows written; returns the rows written next (0: the batch is backed up).")
         .def("best", [](const NetSearch& ns, const std::vector<int>& legal) {
             if (legal.empty()) throw std::invalid_argument("no legal move");
             return ns.best(legal.data(), static_cast<int>(legal.size()));

@@ -333,7 +333,9 @@ struct NetSearch {
     struct Leaf {
         std::vector<int> path;
         Game game;
-        int row = -1;  // the leaf's row in the batch's arrays, -1 where the deal is over
+        int row = -1;         // the row in the batch's arrays of what the network is to read next, -1: none
+        bool asks = false;    // the row is another seat's move to choose (``opponents``), not a leaf to value
+        double rewards[MAX_PLAYERS] = {};
     };
     std::vector<Node> nodes;
     std::vector<std::pair<int, double>> priors;
@@ -343,10 +345,11 @@ struct NetSearch {
     Rng rng;
     double c_puct;
     bool universal;
+    bool opponents;  // the other seats play the network's move for their own hand in each world, not the tree's
     int obs_size, num_actions;
 
-    NetSearch(const View& v, uint64_t seed, double c, bool universal_layout)
-        : view(v), rng(seed), c_puct(c), universal(universal_layout),
+    NetSearch(const View& v, uint64_t seed, double c, bool universal_layout, bool model_opponents = false)
+        : view(v), rng(seed), c_puct(c), universal(universal_layout), opponents(model_opponents),
           obs_size(observation_size(v.rules, universal_layout)), num_actions(Layout::of(v.rules.deck_size).size()) {
         nodes.emplace_back();
     }
@@ -363,19 +366,45 @@ struct NetSearch {
         return uniform;
     }
 
-    // NetSearchBot.descend
+    // Down the tree from ``node`` by ``action``: the child (made where new), a playout more passing it.
+    void go(Leaf& leaf, int action) {
+        int node = leaf.path.back();
+        int k = child(node, action);
+        if (k < 0) {
+            Node c;
+            c.action = action;
+            c.next_sibling = nodes[node].first_child;
+            nodes.push_back(c);
+            k = static_cast<int>(nodes.size()) - 1;
+            nodes[node].first_child = k;
+        }
+        ++nodes[k].pending;
+        leaf.game.play(action);
+        leaf.path.push_back(k);
+    }
+
+    // NetSearchBot.descend, from where the playout stands: to a node the network has not seen or the end of the
+    // deal; with ``opponents``, also to another seat's choice (``asks``), and once the searching seat is out its
+    // result is settled, so the heuristic finishes the deal.
     void descend(Leaf& leaf) {
         Game& g = leaf.game;
-        int node = 0;
-        leaf.path.clear();
-        leaf.path.push_back(0);
-        while (!g.over) {
+        leaf.asks = false;
+        while (!g.over && !cut_off(leaf)) {
             int count = g.legal_actions();
             if (!count) break;  // a position no deal reaches: evaluated as it stands
             if (count == 1) {
                 g.play(g.legal[0]);
                 continue;
             }
+            if (opponents && (g.out_mask >> view.seat & 1)) {
+                heuristic_rollout(g, view.seat);
+                return;
+            }
+            if (opponents && g.to_act != view.seat) {
+                leaf.asks = true;
+                return;
+            }
+            int node = leaf.path.back();
             if (nodes[node].prior_start < 0) break;
             int seat = g.to_act;
             double uniform = 1.0 / count;
@@ -396,25 +425,35 @@ struct NetSearch {
                 }
                 if (score > best_score) best = a, best_score = score;
             }
-            int k = child(node, best);
-            if (k < 0) {
-                Node c;
-                c.action = best;
-                c.next_sibling = nodes[node].first_child;
-                nodes.push_back(c);
-                k = static_cast<int>(nodes.size()) - 1;
-                nodes[node].first_child = k;
-            }
-            ++nodes[k].pending;
-            g.play(best);
-            leaf.path.push_back(k);
-            node = k;
+            go(leaf, best);
         }
     }
 
-    // NetSearchBot.playout_batch, its first half: ``size`` playouts down to their leaves; the observation and mask
-    // of each leaf whose deal goes on written into the next row of ``obs`` / ``mask``.  Returns those rows, or -1
-    // where the view deals no world.
+    // A playout that has chosen ``ROLLOUT_LIMIT`` moves (seats that pass cards back and forth for ever) ends there.
+    static bool cut_off(const Leaf& leaf) { return leaf.path.size() > static_cast<size_t>(ROLLOUT_LIMIT); }
+
+    // After ``descend``: the playout's results where its deal is over (or, with ``opponents``, settled for the
+    // searching seat; 0 where cut off), else its position's observation and mask written into row ``rows`` of
+    // ``obs`` / ``mask``; returns the rows written.
+    int ask(Leaf& leaf, int rows, float* obs, int8_t* mask) {
+        Game& g = leaf.game;
+        leaf.row = -1;
+        if (g.over || cut_off(leaf) || (opponents && (g.out_mask >> view.seat & 1))) {
+            for (int s = 0; s < g.n; ++s) leaf.rewards[s] = g.over ? g.result.reward(s, g.n) : 0.0;
+            return rows;
+        }
+        leaf.row = rows;
+        encode(g, g.to_act, universal, obs + static_cast<size_t>(rows) * obs_size);
+        int8_t* m = mask + static_cast<size_t>(rows) * num_actions;
+        std::memset(m, 0, num_actions);
+        int count = g.legal_actions();
+        for (int k = 0; k < count; ++k) m[g.legal[k]] = 1;
+        return rows + 1;
+    }
+
+    // NetSearchBot.playout_batch, its first half: ``size`` playouts down to what the network must read; the
+    // observation and mask of each written into the next row of ``obs`` / ``mask``.  Returns those rows (0: the
+    // batch is backed up already), or -1 where the view deals no world.
     int descend_batch(int size, float* obs, int8_t* mask) {
         if (static_cast<int>(leaves.size()) < size) leaves.resize(size);
         nleaves = size;
@@ -425,50 +464,78 @@ struct NetSearch {
                 nleaves = 0;  // nothing to back up: the search cannot go on from this view
                 return -1;
             }
+            leaf.path.assign(1, 0);
             descend(leaf);
-            leaf.row = -1;
-            if (!leaf.game.over) {
-                leaf.row = rows++;
-                Game& g = leaf.game;
-                encode(g, g.to_act, universal, obs + static_cast<size_t>(leaf.row) * obs_size);
-                int8_t* m = mask + static_cast<size_t>(leaf.row) * num_actions;
-                std::memset(m, 0, num_actions);
-                int count = g.legal_actions();
-                for (int k = 0; k < count; ++k) m[g.legal[k]] = 1;
-            }
+            rows = ask(leaf, rows, obs, mask);
         }
+        if (!rows) finish();
         return rows;
     }
 
-    // Its second half: the network's probabilities [rows, num_actions] and values [rows] for those leaves, and
-    // every playout's result backed up.
-    void back_up(const float* probs, const float* values) {
+    // Its second half: the network's probabilities [rows, num_actions] and values [rows] for those rows.  A leaf
+    // takes its priors and value; another seat's choice (``opponents``) is drawn from its probabilities and the
+    // playout goes on down, its next row written into ``obs`` / ``mask``.  Returns the rows written; at 0 every
+    // playout's result is backed up.
+    int advance(const float* probs, const float* values, float* obs, int8_t* mask) {
         for (int i = 0; i < nleaves; ++i) {
             Leaf& leaf = leaves[i];
+            if (leaf.row < 0) continue;
             Game& g = leaf.game;
-            double rewards[MAX_PLAYERS];
-            if (leaf.row >= 0) {
-                Node& node = nodes[leaf.path.back()];
-                const float* p = probs + static_cast<size_t>(leaf.row) * num_actions;
-                int count = g.legal_actions();
-                if (node.prior_start < 0) {  // two playouts of a batch may reach the same new node
-                    double total = 0.0;
-                    for (int k = 0; k < count; ++k) total += p[g.legal[k]];
-                    if (total == 0.0) total = 1.0;
-                    node.prior_start = static_cast<int>(priors.size());
-                    node.prior_count = count;
-                    for (int k = 0; k < count; ++k) priors.emplace_back(g.legal[k], p[g.legal[k]] / total);
+            const float* p = probs + static_cast<size_t>(leaf.row) * num_actions;
+            int count = g.legal_actions();
+            double total = 0.0;
+            for (int k = 0; k < count; ++k) total += p[g.legal[k]];
+            if (leaf.asks) {
+                double u = static_cast<double>(rng.next() >> 11) * 0x1.0p-53 * total;
+                int action = g.legal[count - 1];
+                for (int k = 0; k < count; ++k) {
+                    u -= p[g.legal[k]];
+                    if (u < 0) {
+                        action = g.legal[k];
+                        break;
+                    }
                 }
-                double value = values[leaf.row];  // NetSearchBot.spread
-                for (int s = 0; s < g.n; ++s) rewards[s] = s == g.to_act ? value : -value / (g.n - 1);
-            } else {
-                for (int s = 0; s < g.n; ++s) rewards[s] = g.result.reward(s, g.n);
+                go(leaf, action);
+                continue;
             }
+            Node& node = nodes[leaf.path.back()];
+            if (node.prior_start < 0) {  // two playouts of a batch may reach the same new node
+                if (total == 0.0) total = 1.0;
+                node.prior_start = static_cast<int>(priors.size());
+                node.prior_count = count;
+                for (int k = 0; k < count; ++k) priors.emplace_back(g.legal[k], p[g.legal[k]] / total);
+            }
+            double value = values[leaf.row];  // NetSearchBot.spread
+            for (int s = 0; s < g.n; ++s) leaf.rewards[s] = s == g.to_act ? value : -value / (g.n - 1);
+            leaf.row = -1;
+        }
+        int rows = 0;
+        for (int i = 0; i < nleaves; ++i) {
+            Leaf& leaf = leaves[i];
+            if (leaf.row < 0) continue;  // settled
+            descend(leaf);
+            rows = ask(leaf, rows, obs, mask);
+        }
+        if (!rows) finish();
+        return rows;
+    }
+
+    // Without ``opponents``: the results of the rows ``descend_batch`` wrote, every playout backed up.
+    void back_up(const float* probs, const float* values) {
+        int rows = advance(probs, values, nullptr, nullptr);
+        (void)rows;  // a leaf's row goes on only where another seat chooses, which needs ``opponents``
+    }
+
+    // Every playout's result backed up along its path; the virtual losses taken back.
+    void finish() {
+        for (int i = 0; i < nleaves; ++i) {
+            Leaf& leaf = leaves[i];
+            int n = leaf.game.n;
             for (int k : leaf.path) {
                 Node& node = nodes[k];
                 if (k != 0) --node.pending;
                 ++node.visits;
-                for (int s = 0; s < g.n; ++s) node.totals[s] += rewards[s];
+                for (int s = 0; s < n; ++s) node.totals[s] += leaf.rewards[s];
             }
         }
         nleaves = 0;

@@ -6,7 +6,7 @@ the Python reference."""
 import time
 
 import pytest
-from helpers import act, legal, position, twins
+from helpers import act, legal, position, positions_met, twins
 
 from baselines import make_bot
 from baselines.evaluate import evaluate
@@ -190,6 +190,111 @@ def test_the_network_search_plays_any_rules_through_the_universal_bot():
     assert bot.act(game.view(game.to_act)) in game.legal_actions()
     with pytest.raises(ValueError, match="budget"):
         make_bot("search:net:fast")
+
+
+# ----- search:model: search:net with each other seat played by the policy for its own hand ---------------------
+
+@pytest.mark.parametrize("suffix", ["", ":python"])
+def test_the_modelled_search_plays_legal_moves_from_its_view_alone(suffix):
+    checked = 0
+    for players in (3, 4):
+        rules = Rules(num_players=players)
+        for game, twin, seat in twins(rules, range(8), longest=40):
+            action = make_bot("search:model:40" + suffix, seed=5, rules=rules).act(game.view(seat))
+            assert action in game.legal_actions()
+            assert action == make_bot("search:model:40" + suffix, seed=5, rules=rules).act(twin.view(seat))
+            checked += 1
+    assert checked > 6 and make_bot("search:model:40" + suffix).name == "search-model-40" + suffix.replace(":", "-")
+
+
+def certain(policy):
+    """``policy`` with its network replaced by one that is sure of every choice (the highest legal action) and
+    values a position by a fixed random reading of its observation."""
+    import numpy as np
+
+    weights = np.random.default_rng(0).standard_normal(policy.encoder.size).astype(np.float32)
+
+    def predict(obs, mask):
+        probs = np.zeros(mask.shape, np.float32)
+        probs[np.arange(len(mask)), mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)] = 1.0
+        return probs, np.tanh(obs @ weights * 0.1)
+
+    policy.predict = predict
+    return policy
+
+
+@pytest.mark.parametrize("opponents", [False, True])
+def test_the_native_network_search_builds_the_python_references_tree(opponents):
+    """Where no card is hidden (two seats, the stock empty: every world is the same deal) and the network is sure
+    of each choice, no random number decides anything, so the native search and the Python reference must grow
+    the same tree, round by round: the same playouts through each move at the root."""
+    from baselines.netsearch import NetSearchBot
+    from baselines.policy_file import load_bot
+    from baselines import shipped_bot
+
+    policy = certain(load_bot(shipped_bot(Rules()), rules=Rules()))
+    positions = positions_met(Rules(), lambda game: not game.stock, 12, seed=4)
+    for game in positions:
+        view = game.view(game.to_act)
+        visits = []
+        for engine in ("native", "python"):
+            bot = NetSearchBot(policy, seed=1, playouts=160, engine=engine, opponents=opponents)
+            bot.act(view)
+            visits.append(bot.last_visits)
+        assert visits[0] == visits[1] and sum(visits[0].values()) > 100
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_the_modelled_search_asks_the_network_for_the_other_seats_moves(engine):
+    """At four seats most choices in a playout are other seats': with ``opponents`` the network reads far more
+    positions than there are playouts (each other seat's choice and each leaf), without it one a playout at most."""
+    from baselines.netsearch import NetSearchBot
+    from baselines.policy_file import load_bot
+    from baselines import shipped_bot
+
+    rules = Rules.preset("tournament", num_players=4)
+    game = Game(rules, seed=6)
+    while len(game.legal_actions()) < 2:
+        game.step(game.legal_actions()[0])
+    read = {}
+    for opponents in (False, True):
+        bot = NetSearchBot(load_bot(shipped_bot(rules), rules=rules), seed=1, playouts=64, engine=engine,
+                           opponents=opponents)
+        rows = []
+        predict = bot.policy.predict
+        bot.policy.predict = lambda obs, mask: rows.append(len(obs)) or predict(obs, mask)
+        bot.act(game.view(game.to_act))
+        read[opponents] = sum(rows)
+        assert bot.last_playouts == 64
+    assert read[False] <= 64 < 2 * 64 < read[True]
+
+
+def test_the_other_seats_moves_are_drawn_with_the_networks_probabilities():
+    import numpy as np
+
+    from baselines.netsearch import NetSearchBot
+    from baselines.policy_file import load_bot
+    from baselines import shipped_bot
+
+    bot = NetSearchBot(load_bot(shipped_bot(Rules()), rules=Rules()), seed=3, opponents=True)
+    probs = np.zeros(bot.encoder.num_actions, np.float32)
+    probs[[4, 9, 30]] = 0.6, 0.3, 0.1
+    probs[12] = 0.5  # not legal here: never drawn
+    draws = [bot.draw(probs, (4, 9, 11, 30)) for _ in range(4000)]
+    shares = [draws.count(a) / len(draws) for a in (4, 9, 11, 30)]
+    assert shares[2] == 0
+    assert abs(shares[0] - 0.6) < 0.03 and abs(shares[1] - 0.3) < 0.03 and abs(shares[3] - 0.1) < 0.02
+
+
+@pytest.mark.parametrize("name, playouts, seconds, batch", [("search:model", None, 0.03, 16),
+                                                           ("search:model:1s", None, 1.0, 16),
+                                                           ("search:model:500:python", 500, None, 16),
+                                                           ("search:net:500", 500, None, 8)])
+def test_modelled_search_names(name, playouts, seconds, batch):
+    bot = make_bot(name, seed=1)
+    assert (bot.playouts, bot.seconds, bot.batch, bot.opponents) == (playouts, seconds, batch, "model" in name)
+    with pytest.raises(ValueError, match="search:model takes one budget"):
+        make_bot("search:model:1:2")
 
 
 # ----- search:endgame: the policy until the stock is empty, then search:net ------------------------------------
