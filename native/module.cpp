@@ -258,7 +258,7 @@ NB_MODULE(_native, m) {
         .def("no_transfer", &Game::no_transfer)
         .def("solve", [](Game& g, int64_t node_limit) -> nb::object {
             // Each legal move's exact value for the seat to act (native/solve.hpp), or None where more than
-            // ``node_limit`` positions would be searched.
+            // ``node_limit`` positions would be searched, or a line runs past ``DEPTH_LIMIT`` moves.
             if (!solvable(g)) throw std::invalid_argument("solve: a 2-player deal going on with an empty stock");
             if (node_limit < 1) throw std::invalid_argument("solve: node_limit must be at least 1");
             Solver solver(node_limit);

@@ -2,8 +2,10 @@
 // in a seat's hand, on the table or in the discard is the other hand), so the deal is a game of perfect information
 // and alpha-beta over the engine's own moves solves it.  The value is the deal's reward (engine/game.py:
 // Result.rewards) for the seat to act with best play on both sides: +1 it gets out first, -1 it is the fool, 0 a
-// draw.  Finite: without a stock every bout puts cards in the discard or moves them from the attackers to the
-// defender, who is never the next attacker after a take.
+// draw.  Without transfers a line is finite: every bout puts cards in the discard or moves them from the attacker
+// to the defender, who is never the next attacker after a take.  With them it need not be: a transfer makes the
+// attacker the defender, who takes, and the cards can pass back and forth for ever; a line longer than
+// ``DEPTH_LIMIT`` moves ends the search unsolved, as the node limit does (recursing on would overflow the stack).
 #pragma once
 
 #include <cstdint>
@@ -13,12 +15,15 @@
 
 namespace durak {
 
+constexpr int DEPTH_LIMIT = 1000;  // far past any line that ends: 36 cards, and each bout discards two or moves one
+
 struct Solver {
     struct Bounds {
         int8_t low = -1, high = 1;
     };
     std::unordered_map<uint64_t, Bounds> table;  // the transposition table: what is known of each position's value
     int64_t nodes = 0, limit;
+    int depth = 0;  // the moves of the line searched now
     int seat = 0;  // the values are this seat's
     bool exhausted = false;
 
@@ -47,7 +52,7 @@ struct Solver {
     // and 1, so a window of (-1, 1) gives each one exactly.
     int value(const Game& g, int alpha, int beta) {
         if (g.over) return static_cast<int>(g.result.reward(seat, 2));
-        if (++nodes > limit) {
+        if (++nodes > limit || depth >= DEPTH_LIMIT) {
             exhausted = true;
             return 0;
         }
@@ -70,7 +75,9 @@ struct Solver {
         for (int i = 0; i < count && alpha < beta; ++i) {
             Game child = g;
             child.play(moves[i]);
+            ++depth;
             int v = value(child, alpha, beta);
+            --depth;
             if (exhausted) return 0;
             if (mine) {
                 if (v > best) best = v;

@@ -67,3 +67,17 @@ def test_a_limit_too_small_answers_none_and_what_is_not_an_ending_is_refused():
         to_native(Game(PODKIDNOY, seed=1)).solve()
     with pytest.raises(ValueError, match="2-player"):
         to_native(Game(Rules.preset("podkidnoy", num_players=3), seed=1)).solve()
+
+
+def test_an_ending_that_can_go_round_for_ever_answers_none_or_its_values():
+    """Seed 002: "In perevodnoy, a defender who has not beaten anything yet may pass the attack on by adding a card
+    of the same rank."  At two seats a line need not end then: the defender passes it on, the attacker, now
+    defending, takes, and the same cards pass back and forth.  The solver, recursing down such a
+    line, overflowed the stack and took the interpreter with it; a line past its depth limit now ends the search
+    unsolved, as the node limit does, and an ending whose lines all end still gets every move's value."""
+    perevodnoy = Rules.preset("perevodnoy")
+    answers = [to_native(game).solve() for game in positions_met(perevodnoy, lambda game: not game.stock, 12, seed=3)]
+    assert None in answers
+    for game, answer in zip(positions_met(perevodnoy, lambda game: not game.stock, 12, seed=3), answers):
+        assert answer is None or set(answer) == set(to_native(game).legal_actions())
+    assert any(answer is not None for answer in answers)
