@@ -95,14 +95,13 @@ def _present(path: Path) -> Path:
 
 
 def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = None) -> Bot:
-    """A bot from its name: random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>], search:policy
-    (search with the shipped policy for ``rules`` inside it), search:mcts[:<playouts>|<n>ms|<n>s] (a tree search,
-    baselines/mcts.py), search:net[:<budget>] (that tree guided by the shipped policy's priors and values,
-    baselines/netsearch.py), search:model[:<budget>] (that search with each other seat playing the policy's move
-    for its own hand in each world), search:endgame[:<budget>] (the shipped policy until the stock is empty, then that
-    search: 1 ms a move), trained (the shipped policy made for ``rules``), trained:<family>, or a path to an
-    exported policy file.  The searches run in the native core where it is built; a search's name ending
-    ``:python`` (``search:fast:python``, ``search:mcts:1s:python``) keeps it in the Python reference engine."""
+    """A bot from its name (``BOT_NAMES``): random, heuristic, easy[:share], search[:fast|medium|strong|<worlds>],
+    search:policy (search with the shipped policy for ``rules`` inside it), search:mcts[:<budget>] (a tree search,
+    baselines/mcts.py), search:net[:<budget>] (that tree guided by the shipped policy, baselines/netsearch.py),
+    search:model[:<budget>] (that search, each other seat playing the policy's move for its own hand),
+    search:endgame[:<budget>] (the policy until the stock is empty, then search:net), trained (the shipped policy
+    made for ``rules``), trained:<family>, or an exported policy file.  The searches run in the native core where
+    it is built; a name ending ``:python`` (``search:mcts:1s:python``) keeps one in the Python reference engine."""
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):
