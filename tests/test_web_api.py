@@ -84,6 +84,7 @@ class Witness:
     ("podkidnoy", 2, ["heuristic"]), ("podkidnoy", 2, ["trained"]), ("perevodnoy", 2, ["easy"]),
     ("perevodnoy", 2, ["search:net"]),
     ("tournament", 4, ["heuristic", "random", "easy"]), ("after-beaten-transfer", 3, ["search:fast"]),
+    ("after-beaten-transfer", 3, ["search:model", "trained"]),
     ("after-beaten-transfer", 3, ["trained", "trained"]), ("tournament", 4, ["trained"] * 3),
 ])
 def test_complete_games_never_show_a_hidden_card_and_end_as_the_engine_says(client, preset, players, opponents):
