@@ -20,7 +20,7 @@ BUILTIN_BOTS = {"heuristic": "Heuristic (its lowest fitting card, trumps last)",
                 **{f"search:{level}": f"Search, {level}" for level in LEVELS}, "search:mcts": "Tree search (MCTS)"}
 """The bots that need nothing but the rules in play, by name, with the words a page shows for each."""
 POLICY_BOTS = {"trained": "Trained (the shipped bot)", "search:net": "Trained + tree search (30 ms a move)",
-               "search:model": "Trained + tree search, the other players modelled (30 ms a move; 4+ players)"}
+               "search:model": "Trained + search, others modelled (30 ms)"}
 """The bots built on the shipped policy for the rules in play (where a family's bot is shipped), with their words."""
 NEEDS_NUMPY = ("search:net", "search:model")
 """Bots that batch the network with numpy, which a browser page (``durak site``) does not have."""
