@@ -184,7 +184,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             std::vector<float> obs(4 * static_cast<size_t>(net.obs_size)), probs(4 * static_cast<size_t>(net.num_actions), 0.5f);
             std::vector<int8_t> mask(4 * static_cast<size_t>(net.num_actions));
             std::vector<float> values(4, 0.0f);
-            if (net.descend_batch(4, obs.data(), mask.data()) >= 0) net.back_up(probs.data(), values.data());
+            if (net.descend_batch(4, obs.data(), mask.data()) > 0)
+                net.advance(probs.data(), values.data(), obs.data(), mask.data());
             break;
         }
         default: {  // the tree search from a seat's view of a deal

@@ -322,7 +322,7 @@ struct MCTS {
 // NetSearchBot (baselines/netsearch.py): PUCT over dealt worlds, the network's priors and values standing in for
 // rollouts.  The network stays in Python (ONNX Runtime): a batch of playouts goes down to its leaves here
 // (``descend_batch``, the leaves' observations and masks written into the caller's arrays), the network reads
-// them, and its answers are backed up here (``back_up``).
+// them, and its answers are backed up here (``advance``).
 struct NetSearch {
     struct Node {
         int first_child = -1, next_sibling = -1, action = -1;
@@ -518,12 +518,6 @@ struct NetSearch {
         }
         if (!rows) finish();
         return rows;
-    }
-
-    // Without ``opponents``: the results of the rows ``descend_batch`` wrote, every playout backed up.
-    void back_up(const float* probs, const float* values) {
-        int rows = advance(probs, values, nullptr, nullptr);
-        (void)rows;  // a leaf's row goes on only where another seat chooses, which needs ``opponents``
     }
 
     // Every playout's result backed up along its path; the virtual losses taken back.
