@@ -42,6 +42,7 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
                                   Rules.preset("after-beaten-transfer", num_players=3)),
     "tournament": (BOTS_DIR / "tournament.onnx", Rules.preset("tournament", num_players=4)),
     "tournament-0.2": (BOTS_DIR / "tournament-0.2.onnx", Rules.preset("tournament", num_players=4)),
+    "perevodnoy-6": (BOTS_DIR / "perevodnoy-6.onnx", Rules.preset("perevodnoy", num_players=6, deck_size=52)),
     "universal": (BOTS_DIR / "universal.onnx", None),
     "universal-merge": (BOTS_DIR / "universal-merge.onnx", None),
     "universal-ppo": (BOTS_DIR / "universal-ppo.onnx", None),

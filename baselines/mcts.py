@@ -81,15 +81,18 @@ class Budget:
 
     def spend(self, batch: int, playouts: Callable[[int], None]) -> int:
         """Call ``playouts(k)``, which makes ``k`` playouts, ``batch`` at a time until the budget is spent; the
-        playouts made."""
+        playouts made.  With a time, a batch is begun only where one as long as the last would end by the deadline,
+        so that a search of long batches keeps to its time on average rather than overrunning it by half a batch."""
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while True:
             size = batch if self.playouts is None else min(batch, self.playouts - done)
+            began = time.perf_counter()
             playouts(size)
             done += size
             if deadline is not None:
-                if time.perf_counter() >= deadline:
+                now = time.perf_counter()
+                if 2 * now - began >= deadline:
                     return done
             elif done >= self.playouts:
                 return done

@@ -38,6 +38,7 @@ FAMILIES = {
     "perevodnoy": Rules.preset("perevodnoy"),
     "after-beaten-transfer": Rules.preset("after-beaten-transfer", num_players=3),
     "tournament": Rules.preset("tournament", num_players=4),
+    "perevodnoy-6": Rules.preset("perevodnoy", num_players=6, deck_size=52),
 }
 FAST = ["trained", "heuristic", "easy", "random"]
 SEARCH = ["search:fast", "search:medium", "search:strong"]

@@ -1,6 +1,6 @@
 """The ladder: one Elo-style rating (random = 1000) for every bot and budget on 2-player podkidnoy, from
 head-to-head matches on duplicate deals, with each bot's time per move and the games behind each rating; and one
-for each larger table (``--table``: the shipped families at 3 and 4 seats, the universal bot at 5 and 6).
+for each larger table (``--table``: the shipped families at 3, 4 and 6 seats, the universal bot at 5).
 
     python benchmarks/ladder.py                       # play the pairings not yet played, then rate
     python benchmarks/ladder.py --games 200 --only-rate
@@ -105,10 +105,14 @@ def pairing_games(a: str, b: str, games: int, slow_games: int, slowest_games: in
     return n - n % 2
 
 
+GUIDED = ("search:policy", "search:net", "search:model", "search:endgame")
+"""The searches built on the table's shipped policy, each named alone or with a budget (``search:net:30ms``)."""
+
+
 def uses_shipped_policy(*bots: str) -> bool:
-    """Whether one of ``bots`` plays with the shipped podkidnoy policy: ``trained`` and the searches it guides
+    """Whether one of ``bots`` plays with the table's shipped policy: ``trained`` and the searches it guides
     (a kept version, ``trained:podkidnoy-0.2``, is a file of its own)."""
-    return any(b in ("trained", "search:policy", "search:net") or b.startswith("search:net:") for b in bots)
+    return any(b == "trained" or any(b == g or b.startswith(g + ":") for g in GUIDED) for b in bots)
 
 
 def played(path: Path, policy: str) -> list[dict]:

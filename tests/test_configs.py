@@ -140,7 +140,7 @@ def test_every_field_has_its_check_and_each_check_refuses():
     from training.config import COUNTS, NUMBERS, SWITCHES, ConfigError, TrainConfig
 
     by_name = {"rules", "tables", "eval_tables", "hidden_sizes", "opponents", "pretrain_teacher", "init_from", "critic",
-               "source"}
+               "reward", "source"}
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     assert fields == set(COUNTS) | set(NUMBERS) | set(SWITCHES) | by_name
     bad = {**{name: low - 1 for name, low in COUNTS.items()}, **{name: high * 2 + 1 for name, (_, high) in NUMBERS.items()},

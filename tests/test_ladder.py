@@ -63,11 +63,14 @@ def test_the_fit_needs_the_anchor():
 
 def test_a_pairing_played_with_a_policy_shipped_before_no_longer_counts(tmp_path):
     rows = [row("trained", "random", 10, 0), row("search:net:30ms", "random", 10, 0),
+            row("search:endgame", "random", 10, 0), row("search:model:30ms", "random", 10, 0),
             row("trained:podkidnoy-0.2", "random", 10, 0), row("heuristic", "random", 10, 1)]
-    rows[0]["policy"] = rows[1]["policy"] = "old"
+    for r in rows[:4]:
+        r["policy"] = "old"
     log = tmp_path / "ladder.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    # A kept version and the bots without a policy stay; the shipped policy's pairings count under their policy.
+    # A kept version and the bots without a policy stay; the shipped policy's pairings (trained and every search
+    # it guides) count under their policy.
     assert [r["a"] for r in played(log, "new")] == ["trained:podkidnoy-0.2", "heuristic"]
     assert [r["a"] for r in played(log, "old")] == [r["a"] for r in rows]
     assert played(tmp_path / "none.jsonl", "new") == []

@@ -10,7 +10,7 @@ from helpers import act, legal, position, positions_met, twins
 
 from baselines import make_bot
 from baselines.evaluate import evaluate
-from baselines.mcts import MCTSBot, Node
+from baselines.mcts import Budget, MCTSBot, Node
 from durak_env import Game, Rules, encode_action
 
 
@@ -81,7 +81,22 @@ def test_budgets_in_playouts_and_in_time(engine):
     timed = MCTSBot(seed=1, seconds=0.05, engine=engine)
     started = time.perf_counter()
     timed.act(view)
-    assert 0.05 <= time.perf_counter() - started < 1.0 and timed.last_playouts >= 1
+    assert 0.04 <= time.perf_counter() - started < 1.0 and timed.last_playouts >= 1
+
+
+@pytest.mark.parametrize("batch_seconds, batches", [(0.004, 7), (0.011, 2), (0.03, 1), (0.2, 1)])
+def test_a_timed_budget_begins_a_batch_only_where_it_would_end_in_time(monkeypatch, batch_seconds, batches):
+    """30 ms a move with batches of a fixed length (a clock the batches move): a batch is begun only where one as
+    long would end by the deadline, and at least one is made."""
+    clock = [100.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    made = []
+
+    def playouts(size):
+        made.append(size)
+        clock[0] += batch_seconds
+
+    assert Budget.parse("30ms", "search:model").spend(16, playouts) == 16 * batches and len(made) == batches
 
 
 def test_the_native_search_is_the_default_and_reproducible():

@@ -263,6 +263,30 @@ def test_rollout_batches_hold_each_seats_own_decisions_with_the_deals_outcome():
         np.testing.assert_allclose(batch.advantage + batch.value, batch.ret, atol=1e-5)
 
 
+@pytest.mark.parametrize("reward, paid", [("placings", {-1.0, 0.0, 1.0}), ("fool", {-1.0, 0.0, 0.5})])
+def test_a_deal_pays_by_placings_or_puts_its_stake_on_the_fool(reward, paid):
+    """``reward: fool``: at three seats the fool's decisions return -1 and the other two seats' +1/2 each, where
+    placings pay first +1, second 0, the fool -1 (gamma = lambda = 1: each return is the deal's payment)."""
+    import dataclasses
+
+    from helpers import seeded_worker
+
+    cfg = dataclasses.replace(TrainConfig.load(TINY), rules={"preset": "podkidnoy", "num_players": 3}, reward=reward,
+                              gamma=1.0, gae_lambda=1.0, num_envs=6, opponents={"self": 1.0})
+    returns = set(np.round(seeded_worker(cfg).collect(600).ret, 5).tolist())
+    assert {-1.0} < returns <= paid and returns - {-1.0, 0.0}  # a fool and a seat that is not
+
+
+def test_fool_rewards_read_the_fool_off_the_placings():
+    from training.rollout import fool_rewards
+
+    assert fool_rewards([1.0, -1.0]) == [1.0, -1.0]  # two seats: the same
+    assert fool_rewards([0.2, -1.0, 1.0, -0.2, 0.6, -0.6]) == [0.2, -1.0, 0.2, 0.2, 0.2, 0.2]
+    assert fool_rewards([1.0, 0.0, 0.0]) == [0.0, 0.0, 0.0]  # a draw: no fool, no stake
+    with pytest.raises(ValueError, match="reward must be one of placings, fool"):
+        TrainConfig.from_dict({"rules": "podkidnoy", "reward": "win"})
+
+
 def test_a_run_can_start_from_a_bot_files_network(tmp_path):
     """``init_from``: PPO starts from the bot's own weights (a learning rate of almost nothing leaves them as
     they were: the exported policy plays the bot's moves), and a bot of other widths or rules is refused."""

@@ -122,6 +122,11 @@ class TrainConfig:
     observation); ``full``, a critic of its own (``training.policy.FullCritic``, the policy's widths) that also
     reads every other hand and the stock (``durak_env.privileged``: PerfectDou's perfect-information critic).
     The policy never reads them, and its own value head keeps learning the same returns from the observation."""
+    reward: str = "placings"
+    """What a deal pays the seats it trains: ``placings``, the environment's reward (``Result.rewards``: first out
+    +1, the fool -1, the places between evenly spaced); ``fool``, the fool -1 and every other seat +1/(n-1), a draw
+    0 (``training.rollout.fool_rewards``), which at more than two seats puts all of a deal's stake on not being the
+    fool, as the game itself does.  The same at two seats."""
     value_warmup: int = 0
     """Updates at the start of PPO in which only the value head learns (the policy stays as the warm start
     left it), so that the first advantages come from a critic fitted to the learner's own games."""
@@ -289,6 +294,8 @@ class TrainConfig:
             raise bad("init_from", "the path of a bot file, or null")
         if self.critic not in CRITICS:
             raise bad("critic", f"one of {', '.join(CRITICS)}")
+        if self.reward not in REWARDS:
+            raise bad("reward", f"one of {', '.join(REWARDS)}")
         if not self.universal and (self.tables is not None or self.eval_tables is not None):
             raise ConfigError(f"{where}: tables and eval_tables are for a policy for any rules (rules: any)")
         if self.eval_tables is not None and not isinstance(self.eval_tables, list):
@@ -366,6 +373,8 @@ SWITCHES = ("anneal_lr", "overlap")
 """The true-or-false fields."""
 CRITICS = ("seat", "full")
 """What a run's critic may read (``TrainConfig.critic``)."""
+REWARDS = ("placings", "fool")
+"""What a deal may pay the seats a run trains (``TrainConfig.reward``)."""
 
 
 def widens(widths: list | None, hidden_sizes: list) -> bool:

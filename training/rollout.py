@@ -82,6 +82,15 @@ def gae(values: np.ndarray, lengths: np.ndarray, finals: np.ndarray, gamma: floa
     return out
 
 
+def fool_rewards(placing_rewards: list[float]) -> list[float]:
+    """A finished deal's rewards with its whole stake on the fool (``reward: fool``): -1 the fool, +1/(n-1) every
+    other seat; all 0 in a draw.  Read off the environment's (``Result.rewards``), where the fool alone has -1."""
+    n = len(placing_rewards)
+    if -1.0 not in placing_rewards:
+        return [0.0] * n
+    return [-1.0 if r == -1.0 else 1.0 / (n - 1) for r in placing_rewards]
+
+
 class RolloutWorker:
     """Owns ``num_envs`` deals and plays them with the latest weights it is sent."""
 
@@ -181,11 +190,12 @@ class RolloutWorker:
             games = vec.games
             for i in np.flatnonzero(vec.ended | vec.truncated).tolist():
                 if vec.ended[i]:
-                    rewards = vec.rewards[i].tolist()
+                    rewards = vec.rewards[i, :len(self.controllers[i])].tolist()
+                    paid = fool_rewards(rewards) if self.cfg.reward == "fool" else rewards
                     for seat, ctrl in enumerate(self.controllers[i]):
                         traj = self.pending[i][seat]
                         if ctrl[0] == LEARN and traj:
-                            finished.append((traj, rewards[seat]))
+                            finished.append((traj, paid[seat]))
                             collected += len(traj)
                     learner_rewards.append(rewards[self.learner[i]])
                     game_count += 1
