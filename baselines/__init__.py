@@ -25,9 +25,9 @@ POLICY_BOTS = {"trained": "Trained (the shipped bot)", "search:net": "Trained + 
 NEEDS_NUMPY = ("search:net", "search:model")
 """Bots that batch the network with numpy, which a browser page (``durak site``) does not have."""
 BOT_NAMES = ("random", "heuristic", "easy", "easy:<share 0-1>", *(f"search:{lv}" for lv in LEVELS), "search:<worlds>",
-             "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s]",
-             "search:model[:<playouts>|<n>ms|<n>s]",
-             "search:endgame[:<playouts>|<n>ms|<n>s]", "trained",
+             "search:policy", "search:mcts[:<playouts>|<n>ms|<n>s]", "search:net[:<playouts>|<n>ms|<n>s][:<stake>]",
+             "search:model[:<playouts>|<n>ms|<n>s][:<stake>]",
+             "search:endgame[:<playouts>|<n>ms|<n>s][:<stake>]", "trained",
              "trained:<family>", "py:<module>.<Class>")
 BOTS_DIR = Path(__file__).with_name("bots")
 SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
@@ -101,9 +101,9 @@ def make_bot(spec: str | Path, seed: int | None = None, rules: Rules | None = No
     search:policy (search with the shipped policy for ``rules`` inside it), search:mcts[:<budget>] (a tree search,
     baselines/mcts.py), search:net[:<budget>] (that tree guided by the shipped policy, baselines/netsearch.py),
     search:model[:<budget>] (that search, each other seat playing the policy's move for its own hand),
-    search:endgame[:<budget>] (the policy until the stock is empty, then search:net), trained (the shipped policy
-    made for ``rules``), trained:<family>, or an exported policy file.  The searches run in the native core where
-    it is built; a name ending ``:python`` (``search:mcts:1s:python``) keeps one in the Python reference engine."""
+    search:endgame[:<budget>] (the policy until the stock is empty, then search:net; these three take a stake too,
+    ``:fool``), trained (the shipped policy made for ``rules``), trained:<family>, or an exported policy file.  The
+    searches run natively where built; ``:python`` (``search:mcts:1s:python``) keeps one in the reference engine."""
     if isinstance(spec, Path):
         spec = str(spec)
     if not isinstance(spec, str):

@@ -33,7 +33,7 @@ import random
 import numpy as np
 
 from durak_env.engine.determinize import sample_world
-from durak_env.engine.game import Game
+from durak_env.engine.game import STAKES, Game, staked
 from durak_env.engine.view import SeatView
 from durak_env.native import _native, view_fields
 from durak_env.native import available as native_available
@@ -74,7 +74,8 @@ class NetSearchBot(TreeSearch):
     """PUCT over dealt worlds with ``policy`` (a ``PolicyBot`` with a value head) for priors and values."""
 
     def __init__(self, policy, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
-                 batch: int | None = None, c_puct: float = C_PUCT, engine: str = "auto", opponents: bool = False):
+                 batch: int | None = None, c_puct: float = C_PUCT, engine: str = "auto", opponents: bool = False,
+                 stake: str | None = None):
         if not policy.has_value:
             raise ValueError(f"search:net needs a bot file with a value head; {policy.name} has none")
         if engine not in ("auto", "native", "python"):
@@ -90,9 +91,15 @@ class NetSearchBot(TreeSearch):
         self.opponents = opponents
         """Whether the other seats play the network's move for their own hand in each world (``search:model``)
         rather than the tree's, chosen over every world alike."""
+        self.stake = stake or policy.metadata.get("reward", "placings")
+        """What a playout that ends the deal backs up (``staked``): by default what the policy was trained to win
+        (its file's ``reward``), so that the deal's end and the value head's estimates are paid alike."""
+        if self.stake not in STAKES:
+            raise ValueError(f"a stake is one of {', '.join(STAKES)}, got {self.stake!r}")
         self.batch, self.c_puct = batch or (MODEL_BATCH if opponents else BATCH), c_puct
         self.rng = random.Random(seed)
-        self.name = f"search-{'model' if opponents else 'net'}-{self.budget.label}" + ("" if self.native else "-python")
+        self.name = (f"search-{'model' if opponents else 'net'}-{self.budget.label}"
+                     + ("-fool" if self.stake == "fool" else "") + ("" if self.native else "-python"))
         self._obs = np.zeros((self.batch, self.encoder.size), dtype=np.float32)
         self._mask = np.zeros((self.batch, self.encoder.num_actions), dtype=np.int8)
         self.last_visits: dict[int, int] = {}
@@ -107,7 +114,7 @@ class NetSearchBot(TreeSearch):
                              f"this game is {view.rules.describe()}")
         if self.native:
             search = _native.NetSearch(*view_fields(view), self.rng.getrandbits(64), self.c_puct,
-                                       self.encoder.universal, self.opponents)
+                                       self.encoder.universal, self.opponents, self.stake == "fool")
             self.last_playouts = self.budget.spend(self.batch, lambda size: self.native_batch(search, size))
             self.last_visits = search.root_visits()
             return search.best(list(legal))
@@ -169,7 +176,7 @@ class NetSearchBot(TreeSearch):
         for i in indices:
             _, game = walks[i]
             if game.result is not None or cut_off(walks[i][0]) or (self.opponents and not game.in_play(seat)):
-                results[i] = list(game.result.rewards()) if game.result is not None else [0.0] * game.n
+                results[i] = staked(game.result.rewards(), self.stake) if game.result is not None else [0.0] * game.n
                 continue
             row = len(asking)
             self.encoder.encode_game(game, game.to_act, self._obs[row])
@@ -257,11 +264,11 @@ class EndgameSearchBot:
     class stronger").  So the search is spent there alone: 1 ms a move by default, the policy's 0.1 ms before."""
 
     def __init__(self, policy, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
-                 engine: str = "auto"):
+                 engine: str = "auto", stake: str | None = None):
         if playouts is None and seconds is None:
             seconds = ENDGAME_SECONDS
         self.policy = policy
-        self.search = NetSearchBot(policy, seed, playouts=playouts, seconds=seconds, engine=engine)
+        self.search = NetSearchBot(policy, seed, playouts=playouts, seconds=seconds, engine=engine, stake=stake)
         self.name = self.search.name.replace("search-net", "search-endgame", 1)
 
     def reset(self, seed: int | None = None) -> None:
@@ -273,20 +280,23 @@ class EndgameSearchBot:
 
 
 def net_search_from_name(arg: str, policy, seed: int | None = None, kind: str = "net") -> "NetSearchBot | EndgameSearchBot":
-    """``search:net[:<playouts>|<n>ms|<n>s][:python]`` -> the bot; ``arg`` is what follows ``search:net:``
-    (``python``: the search in the reference engine).  ``kind="model"``: ``search:model[...]``, the same search with
-    the other seats modelled by the policy; ``kind="endgame"``: ``search:endgame[...]``, the same budgets for its
-    endgame search."""
+    """``search:net[:<playouts>|<n>ms|<n>s][:fool|:placings][:python]`` -> the bot; ``arg`` is what follows
+    ``search:net:`` (``fool`` / ``placings``: the stake a deal's end pays, where not the one the policy was trained
+    for; ``python``: the search in the reference engine).  ``kind="model"``: ``search:model[...]``, the same search
+    with the other seats modelled by the policy; ``kind="endgame"``: ``search:endgame[...]``, the same budgets for
+    its endgame search."""
     parts = [p for p in arg.split(":") if p] if arg else []
     engine = parts.pop() if parts and parts[-1] == "python" else "auto"
+    stake = parts.pop() if parts and parts[-1] in STAKES else None
     make = {"net": NetSearchBot, "model": functools.partial(NetSearchBot, opponents=True),
             "endgame": EndgameSearchBot}[kind]
     if len(parts) > 1:
-        raise ValueError(f"search:{kind} takes one budget, e.g. search:{kind}:1000, search:{kind}:30ms; got {arg!r}")
+        raise ValueError(f"search:{kind} takes one budget, e.g. search:{kind}:1000, search:{kind}:30ms, and then a "
+                         f"stake ({', '.join(STAKES)}); got {arg!r}")
     if not parts:
-        return make(policy, seed, engine=engine)
+        return make(policy, seed, engine=engine, stake=stake)
     budget = Budget.parse(parts[0], f"search:{kind}")
-    return make(policy, seed, playouts=budget.playouts, seconds=budget.seconds, engine=engine)
+    return make(policy, seed, playouts=budget.playouts, seconds=budget.seconds, engine=engine, stake=stake)
 
 
 __all__ = ["EndgameSearchBot", "NetSearchBot", "net_search_from_name"]

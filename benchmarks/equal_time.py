@@ -4,8 +4,9 @@ budgets (item 2: it must get stronger with time), the native ``search:mcts`` aga
 the same time a move (issue 43), and every larger table (issue 47, item 1): the shipped family at its table
 (after-beaten-transfer at 3 seats, tournament at 4, perevodnoy with 52 cards at 6) and the universal bot at 5
 seats (podkidnoy, 52 cards), the project's player at one seat and ``search:mcts`` at every other, seats rotated over
-duplicate deals (at 30 ms both ``search:net`` and ``search:model``, the network search with the other seats
-modelled by the policy).  There the target is a fool rate of at most 0.5/n at 1 ms and 30 ms a move and 0.7/n at 1 s (n
+duplicate deals (at 30 ms ``search:net`` and ``search:model``, the network search with the other seats modelled by
+the policy, each also paid the fool's stake at a deal's end (``:fool``), ``search:endgame:30ms`` and the policy
+alone).  There the target is a fool rate of at most 0.5/n at 1 ms and 30 ms a move and 0.7/n at 1 s (n
 seats; even play is 1/n).
 
     python benchmarks/equal_time.py                      # every match, a batch at a time, until each is done
@@ -88,7 +89,15 @@ for _table in TABLES:
     MATCHES[f"{_table[0]}-{_n}-endgame-1ms"] = Match("search:endgame", "search:mcts:1ms", 600, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-30ms"] = Match("search:net:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-model-30ms"] = Match("search:model:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-policy-30ms"] = Match("trained", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-fool-30ms"] = Match("search:net:30ms:fool", "search:mcts:30ms", 300, 1 - 0.5 / _n,
+                                                   _table)
+    MATCHES[f"{_table[0]}-{_n}-model-fool-30ms"] = Match("search:model:30ms:fool", "search:mcts:30ms", 300,
+                                                         1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-endgame-30ms"] = Match("search:endgame:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n,
+                                                      _table)
     MATCHES[f"{_table[0]}-{_n}-1s"] = Match("search:net:1s", "search:mcts:1s", 60, 1 - 0.7 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-fool-1s"] = Match("search:net:1s:fool", "search:mcts:1s", 60, 1 - 0.7 / _n, _table)
 OUT = Path(__file__).with_name("equal_time")
 SEARCH = "native" if native_available() else "python"
 """Which engine a search named without ``:python`` runs on here: each batch names it, and only the batches of this

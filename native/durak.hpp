@@ -226,6 +226,11 @@ struct Result {
     double reward(int seat, int n) const {
         return drawn >> seat & 1 ? 0.0 : 2.0 * points[seat] / (n - 1) - 1.0;
     }
+    // staked: with ``fool_stake`` the fool -1, every other seat +1/(n-1), all 0 in a draw; else ``reward``.
+    double reward(int seat, int n, bool fool_stake) const {
+        if (!fool_stake) return reward(seat, n);
+        return fool < 0 ? 0.0 : seat == fool ? -1.0 : 1.0 / (n - 1);
+    }
 };
 
 struct BoutEnd {  // view.BoutEnd

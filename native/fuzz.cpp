@@ -216,8 +216,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             int action = search.search(v, 1 + in.u8() % 20, 0.0, made);
             if (!altered) require(action >= 0 && g.is_legal(action));
             // the network search, its network's answers made up from the bytes
-            bool universal = in.u8() & 1, opponents = in.u8() & 1;
-            NetSearch net(v, in.u64(), 1.5, universal, opponents);
+            bool universal = in.u8() & 1;
+            int choice = in.u8();
+            bool opponents = choice & 1, fool_stake = choice >> 1 & 1;
+            NetSearch net(v, in.u64(), 1.5, universal, opponents, fool_stake);
             std::vector<float> obs(8 * static_cast<size_t>(net.obs_size)), probs(8 * static_cast<size_t>(net.num_actions));
             std::vector<int8_t> mask(8 * static_cast<size_t>(net.num_actions));
             std::vector<float> values(8);

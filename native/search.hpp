@@ -346,10 +346,12 @@ struct NetSearch {
     double c_puct;
     bool universal;
     bool opponents;  // the other seats play the network's move for their own hand in each world, not the tree's
+    bool fool_stake;  // a deal's end pays the fool's stake (staked), not the placings
     int obs_size, num_actions;
 
-    NetSearch(const View& v, uint64_t seed, double c, bool universal_layout, bool model_opponents = false)
-        : view(v), rng(seed), c_puct(c), universal(universal_layout), opponents(model_opponents),
+    NetSearch(const View& v, uint64_t seed, double c, bool universal_layout, bool model_opponents = false,
+              bool stake_on_fool = false)
+        : view(v), rng(seed), c_puct(c), universal(universal_layout), opponents(model_opponents), fool_stake(stake_on_fool),
           obs_size(observation_size(v.rules, universal_layout)), num_actions(Layout::of(v.rules.deck_size).size()) {
         nodes.emplace_back();
     }
@@ -439,7 +441,7 @@ struct NetSearch {
         Game& g = leaf.game;
         leaf.row = -1;
         if (g.over || cut_off(leaf) || (opponents && (g.out_mask >> view.seat & 1))) {
-            for (int s = 0; s < g.n; ++s) leaf.rewards[s] = g.over ? g.result.reward(s, g.n) : 0.0;
+            for (int s = 0; s < g.n; ++s) leaf.rewards[s] = g.over ? g.result.reward(s, g.n, fool_stake) : 0.0;
             return rows;
         }
         leaf.row = rows;

@@ -106,6 +106,9 @@ def test_a_config_remembers_its_file_and_the_bot_files_name_it(tmp_path):
     kept.write_text(yaml.safe_dump(cfg.to_dict()))
     assert TrainConfig.load(kept).source == "mine.yaml"
     assert "config" not in policy_metadata(TrainConfig(), cfg.make_rules(), "ppo", 1, 256)  # built in code
+    assert policy_metadata(cfg, cfg.make_rules(), "ppo", 1, 256)["reward"] == "placings"
+    fool = TrainConfig.from_dict({**cfg.to_dict(), "reward": "fool"})
+    assert policy_metadata(fool, cfg.make_rules(), "ppo", 1, 256)["reward"] == "fool"  # what a search pays by default
     with pytest.raises(ConfigError, match="source"):
         TrainConfig.from_dict({"source": 3})
 

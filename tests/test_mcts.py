@@ -259,6 +259,39 @@ def test_the_native_network_search_builds_the_python_references_tree(opponents):
         assert visits[0] == visits[1] and sum(visits[0].values()) > 100
 
 
+@pytest.mark.parametrize("opponents", [False, True])
+def test_a_search_paid_the_fools_stake_builds_the_same_tree_in_both_engines(opponents):
+    """At three seats with one out and the stock empty no card is hidden either.  A deal's end pays ``fool``'s stake
+    there (the one left holding cards -1, each other +1/2) where placings pay the second out 0: both engines grow
+    the same tree under either stake, and the trees of the two stakes differ, so each engine reads its stake."""
+    from baselines.netsearch import NetSearchBot
+    from baselines.policy_file import load_bot
+    from baselines import shipped_bot
+
+    rules = Rules.preset("podkidnoy", num_players=3)
+    policy = certain(load_bot(shipped_bot(rules), rules=rules))
+    positions = positions_met(rules, lambda game: not game.stock and bin(game.out_mask).count("1") == 1, 12, seed=4)
+    differ = 0
+    for game in positions:
+        view = game.view(game.to_act)
+        by_stake = {}
+        for stake in ("placings", "fool"):
+            visits = []
+            for engine in ("native", "python"):
+                bot = NetSearchBot(policy, seed=1, playouts=160, engine=engine, opponents=opponents, stake=stake)
+                bot.act(view)
+                visits.append(bot.last_visits)
+            assert visits[0] == visits[1] and sum(visits[0].values()) > 100
+            by_stake[stake] = visits[0]
+        differ += by_stake["placings"] != by_stake["fool"]
+    assert differ >= 3
+    with pytest.raises(ValueError, match="a stake is one of placings, fool"):
+        NetSearchBot(policy, stake="win")
+    assert NetSearchBot(policy).stake == "placings"  # a file that does not say how it was paid
+    policy.metadata = {**policy.metadata, "reward": "fool"}  # one trained with ``reward: fool`` says so
+    assert NetSearchBot(policy).stake == "fool" and NetSearchBot(policy, stake="placings").stake == "placings"
+
+
 @pytest.mark.parametrize("engine", ["native", "python"])
 def test_the_modelled_search_asks_the_network_for_the_other_seats_moves(engine):
     """At four seats most choices in a playout are other seats': with ``opponents`` the network reads far more

@@ -277,12 +277,15 @@ def test_a_deal_pays_by_placings_or_puts_its_stake_on_the_fool(reward, paid):
     assert {-1.0} < returns <= paid and returns - {-1.0, 0.0}  # a fool and a seat that is not
 
 
-def test_fool_rewards_read_the_fool_off_the_placings():
-    from training.rollout import fool_rewards
+def test_a_stake_on_the_fool_reads_the_fool_off_the_placings():
+    from durak_env.engine.game import staked
 
-    assert fool_rewards([1.0, -1.0]) == [1.0, -1.0]  # two seats: the same
-    assert fool_rewards([0.2, -1.0, 1.0, -0.2, 0.6, -0.6]) == [0.2, -1.0, 0.2, 0.2, 0.2, 0.2]
-    assert fool_rewards([1.0, 0.0, 0.0]) == [0.0, 0.0, 0.0]  # a draw: no fool, no stake
+    assert staked([1.0, -1.0], "fool") == [1.0, -1.0]  # two seats: the same
+    assert staked([0.2, -1.0, 1.0, -0.2, 0.6, -0.6], "fool") == [0.2, -1.0, 0.2, 0.2, 0.2, 0.2]
+    assert staked([1.0, 0.0, 0.0], "fool") == [0.0, 0.0, 0.0]  # a draw: no fool, no stake
+    assert staked([1.0, 0.0, -1.0], "placings") == [1.0, 0.0, -1.0]
+    with pytest.raises(ValueError, match="a stake is one of placings, fool"):
+        staked([1.0, -1.0], "win")
     with pytest.raises(ValueError, match="reward must be one of placings, fool"):
         TrainConfig.from_dict({"rules": "podkidnoy", "reward": "win"})
 

@@ -35,7 +35,8 @@ def run_checkpoint(path: str | Path) -> Path:
 
 def policy_metadata(cfg: TrainConfig, rules: Rules | None, trainer: str, update: int | None, global_step: int | None) -> dict:
     """The bot-file metadata of a policy trained with ``cfg``: the rules, the layouts, what it met, the
-    config file it came from and the bot that taught its warm start (each if known)."""
+    stake it was paid (``reward``), the config file it came from and the bot that taught its warm start (each if
+    known)."""
     extra = {"config": cfg.source} if cfg.source else {}
     if cfg.pretrain_games:
         extra["teacher"] = cfg.pretrain_teacher
@@ -44,7 +45,7 @@ def policy_metadata(cfg: TrainConfig, rules: Rules | None, trainer: str, update:
     if cfg.universal:
         extra["tables"] = cfg.make_tables().to_dict()  # what it was dealt, and the rule sets held out of it
     return bot_metadata(rules, cfg.hidden_sizes, trainer=trainer, update=update, global_step=global_step,
-                        opponents=dict(cfg.opponents), seed=cfg.seed, **extra)
+                        opponents=dict(cfg.opponents), seed=cfg.seed, reward=cfg.reward, **extra)
 
 
 class WriteFailed(OSError):

@@ -15,6 +15,7 @@ import yaml
 
 from durak_env.cores import usable_cores
 from durak_env.engine.checks import is_integer
+from durak_env.engine.game import STAKES
 from durak_env.engine.rules import Rules
 from durak_env.tables import Tables, table_name
 
@@ -125,7 +126,7 @@ class TrainConfig:
     reward: str = "placings"
     """What a deal pays the seats it trains: ``placings``, the environment's reward (``Result.rewards``: first out
     +1, the fool -1, the places between evenly spaced); ``fool``, the fool -1 and every other seat +1/(n-1), a draw
-    0 (``training.rollout.fool_rewards``), which at more than two seats puts all of a deal's stake on not being the
+    0 (``durak_env.engine.game.staked``), which at more than two seats puts all of a deal's stake on not being the
     fool, as the game itself does.  The same at two seats."""
     value_warmup: int = 0
     """Updates at the start of PPO in which only the value head learns (the policy stays as the warm start
@@ -373,8 +374,8 @@ SWITCHES = ("anneal_lr", "overlap")
 """The true-or-false fields."""
 CRITICS = ("seat", "full")
 """What a run's critic may read (``TrainConfig.critic``)."""
-REWARDS = ("placings", "fool")
-"""What a deal may pay the seats a run trains (``TrainConfig.reward``)."""
+REWARDS = STAKES
+"""What a deal may pay the seats a run trains (``TrainConfig.reward``): the engine's stakes."""
 
 
 def widens(widths: list | None, hidden_sizes: list) -> bool:

@@ -20,6 +20,7 @@ import torch
 
 from baselines import make_bot
 from baselines.policy_file import PolicyBot
+from durak_env.engine.game import staked
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
 from durak_env.privileged import PrivilegedEncoder
@@ -80,15 +81,6 @@ def gae(values: np.ndarray, lengths: np.ndarray, finals: np.ndarray, gamma: floa
             out[start + t] = adv
             next_value = vals[t]
     return out
-
-
-def fool_rewards(placing_rewards: list[float]) -> list[float]:
-    """A finished deal's rewards with its whole stake on the fool (``reward: fool``): -1 the fool, +1/(n-1) every
-    other seat; all 0 in a draw.  Read off the environment's (``Result.rewards``), where the fool alone has -1."""
-    n = len(placing_rewards)
-    if -1.0 not in placing_rewards:
-        return [0.0] * n
-    return [-1.0 if r == -1.0 else 1.0 / (n - 1) for r in placing_rewards]
 
 
 class RolloutWorker:
@@ -191,7 +183,7 @@ class RolloutWorker:
             for i in np.flatnonzero(vec.ended | vec.truncated).tolist():
                 if vec.ended[i]:
                     rewards = vec.rewards[i, :len(self.controllers[i])].tolist()
-                    paid = fool_rewards(rewards) if self.cfg.reward == "fool" else rewards
+                    paid = staked(rewards, self.cfg.reward)
                     for seat, ctrl in enumerate(self.controllers[i]):
                         traj = self.pending[i][seat]
                         if ctrl[0] == LEARN and traj:

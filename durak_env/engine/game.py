@@ -91,6 +91,25 @@ class Result:
         return tuple(0.0 if s in self.drawn else 2.0 * self.points[s] / (n - 1) - 1.0 for s in range(n))
 
 
+STAKES = ("placings", "fool")
+"""What a finished deal may pay each seat: ``placings``, the environment's reward (``Result.rewards``); ``fool``,
+the whole stake on the fool (``staked``)."""
+
+
+def staked(rewards: Sequence[float], stake: str) -> list[float]:
+    """A finished deal's ``rewards`` (``Result.rewards``) as ``stake`` pays them.  ``fool``: -1 the fool and +1/(n-1)
+    every other seat, all 0 in a draw, which at more than two seats puts the whole stake on not being the fool, as
+    the game itself does (read off the placings' rewards, where the fool alone has -1).  The same at two seats."""
+    if stake == "placings":
+        return list(rewards)
+    if stake != "fool":
+        raise ValueError(f"a stake is one of {', '.join(STAKES)}, got {stake!r}")
+    n = len(rewards)
+    if -1.0 not in rewards:
+        return [0.0] * n
+    return [-1.0 if r == -1.0 else 1.0 / (n - 1) for r in rewards]
+
+
 DERIVED = ("n", "layout", "_before_beaten", "_after_take", "_bout_start", "trump", "out_mask", "open_count",
                    "table_ranks", "cap", "limit", "throwers", "to_act", "result")
 """What a game holds that ``Game._derive`` works out from its rules and facts (and the legal moves, cached
@@ -614,4 +633,4 @@ def _check_seat(seat: Any, n: int, name: str) -> None:
         raise ValueError(f"{name} must be a seat from 0 to {n - 1}, got {seat!r}")
 
 
-__all__ = ["DERIVED", "Game", "IllegalAction", "Result"]
+__all__ = ["DERIVED", "STAKES", "Game", "IllegalAction", "Result", "staked"]
