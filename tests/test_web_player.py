@@ -52,7 +52,8 @@ BLOCKED = """(() => {
 def test_with_site_data_blocked_the_page_deals_and_plays(browser, backend):
     tab = Tab(browser, backend, script=BLOCKED)
     page = tab.page
-    assert page.locator("#hand .card").count() == 6 and page.is_visible("#table")
+    # Six cards dealt, and more where the deal's first attack left the person only "take" (played for them).
+    assert page.locator("#hand .card").count() >= 6 and page.is_visible("#table")
     for _ in range(4):
         if page.is_visible("#result"):
             break
