@@ -86,6 +86,7 @@ def train(tmp_path: Path, budget: float | None, steps: int, interrupt_after: flo
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     proc = subprocess.Popen([*DURAK, "train", "--config", str(tmp_path / "cfg.yaml"), "--run-dir", str(tmp_path / "run")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT prints every thread's stack
                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if interrupt_after is not None:
         deadline = time.monotonic() + 120
@@ -93,7 +94,12 @@ def train(tmp_path: Path, budget: float | None, steps: int, interrupt_after: flo
             time.sleep(0.2)
         time.sleep(interrupt_after)
         os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:  # seen twice in CI under load: the stacks say where the run stood
+        os.killpg(proc.pid, signal.SIGABRT)
+        out, err = proc.communicate()
+        pytest.fail("the run was still going 300 s after its start or its Ctrl-C; its stacks:\n" + err[-6000:])
     lines = [line.strip() for line in err.replace("\r", "\n").splitlines() if line.strip()]
     return proc.returncode, lines
 
