@@ -2,6 +2,7 @@
 
     python benchmarks/families.py                                   # every family, docs/shipped-bots.md's figures
     python benchmarks/families.py --family perevodnoy --games 2000 --slow-games 300
+    python benchmarks/families.py --family tournament --games 30000 --slow-games 60 --trained-only  # a new bot
 
 For each family (podkidnoy 2p, perevodnoy 2p, after-beaten-transfer 3p, tournament 4p) every candidate sits at
 one seat with HeuristicBot at every other, on duplicate deals in every rotation (each deck played with
@@ -14,7 +15,8 @@ fool-rate interval is below the fool rate of the opponent's seats.  This, not th
 HeuristicBot, is how the bot is compared with search: against HeuristicBots a search player's rollouts
 play its opponents' moves exactly (a perfect model of them), which no player without that model has.
 Opponents the trained bot never met in training and that did not teach it are marked, as its bot file
-names its training opponents and its teacher.  Writes families.json and families.md next to
+names its training opponents and its teacher.  A new shipped bot changes only its own rows: ``--trained-only`` plays
+those and keeps every baseline's row of the family's last full run (with the same settings).  Writes families.json and families.md next to
 this script.
 """
 
@@ -58,10 +60,11 @@ def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: in
             "seconds": round(report.seconds, 1)}
 
 
-def family_rows(name: str, games: int, slow_games: int, seed: int, at_the_table: list[str]) -> dict:
+def family_rows(name: str, games: int, slow_games: int, seed: int, at_the_table: list[str],
+                candidates: list[str] = FAST + SLOW) -> dict:
     rules = FAMILIES[name]
     rows = []
-    for candidate in FAST + SLOW:
+    for candidate in candidates:
         n = games if candidate in FAST else slow_games
         rows.append(seat_against(candidate, "heuristic", rules, n, seed))
         print(f"  {name}: {candidate:14s} fool rate {rows[-1]['fool_rate']:.3f} "
@@ -96,11 +99,28 @@ def beats_every_search_level(at_the_table: list[dict]) -> bool:
     return all(better.get(level, False) for level in SEARCH)
 
 
+def with_old_baselines(new: dict, old: dict) -> dict:
+    """A family played ``--trained-only``: the baselines' rows (which a new shipped bot does not change) kept from
+    the last full run, the trained bot's rows new, and the command and minutes of each."""
+    played = {r["candidate"]: r for r in new["rows"]}
+    return {**new, "rows": [played.get(r["candidate"], r) for r in old["rows"]], "command": old["command"],
+            "minutes": old.get("minutes", "?"), "trained_command": new["command"], "trained_minutes": new["minutes"]}
+
+
+def command(name: str, args: argparse.Namespace) -> str:
+    """The command that plays (played) family ``name``'s rows with these settings."""
+    return (f"python benchmarks/families.py --family {name} --games {args.games} --slow-games {args.slow_games} "
+            f"--seed {args.seed}" + ("" if args.at_the_table == AT_THE_TABLE
+                                     else f" --at-the-table {' '.join(args.at_the_table)}"))
+
+
 def markdown(results: list[dict]) -> str:
     out = []
     for fam in results:
         out += [f"### {fam['family']}, {fam['seats']} players (target: fool rate at most {fam['target']:.3f})", "",
                 f"Command: `{fam['command']}` ({fam.get('minutes', '?')} minutes on 2 cores)", "",
+                *([f"The shipped bot's rows since (the others as above): `{fam['trained_command']}` "
+                   f"({fam['trained_minutes']} minutes on 2 cores)", ""] if "trained_command" in fam else []),
                 "| at one seat, HeuristicBot at the others | games | fool rate | 95% CI | mean score | ms/move |",
                 "|---|---|---|---|---|---|"]
         for r in fam["rows"]:
@@ -130,26 +150,34 @@ def main() -> int:
     p.add_argument("--at-the-table", nargs="+", default=AT_THE_TABLE, metavar="BOT",
                    help=f"opponents at every other seat for the rows at one table with the trained bot "
                         f"(default: {' '.join(AT_THE_TABLE)})")
+    p.add_argument("--trained-only", action="store_true",
+                   help="play only the trained bot's rows (a new shipped bot); keep the baselines' from families.json")
     p.add_argument("--out", default=str(Path(__file__).with_name("families")))
     args = p.parse_args()
     families = args.family or [f for f in FAMILIES if any(r == FAMILIES[f] for _, r in SHIPPED_BOTS.values())]
+    old = json.loads(Path(args.out + ".json").read_text()) if Path(args.out + ".json").exists() else {}
+    if args.trained_only:  # the baselines' rows are kept only from a full run with the same settings
+        for name in families:
+            full = old.get("families", {}).get(name, {}).get("command")
+            if full != command(name, args):
+                p.error(f"--trained-only keeps the baselines' rows of the last full run of {name}, played as "
+                        f"{full!r}: give the same --games, --slow-games, --seed and --at-the-table")
     started = time.time()
     results = []
     for name in families:
         print(f"{name}:", flush=True)
         began = time.time()
         try:
-            results.append(family_rows(name, args.games, args.slow_games, args.seed, args.at_the_table))
+            results.append(family_rows(name, args.games, args.slow_games, args.seed, args.at_the_table,
+                                       ["trained"] if args.trained_only else FAST + SLOW))
         except KeyboardInterrupt:
             print(f"families: stopped by the user in {name} after {len(results)} of {len(families)} families and "
                   f"{time.time() - started:.0f} s; nothing written", file=sys.stderr)
             return 130
-        results[-1]["command"] = (f"python benchmarks/families.py --family {name} --games {args.games} "
-                                  f"--slow-games {args.slow_games} --seed {args.seed}"
-                                  + ("" if args.at_the_table == AT_THE_TABLE
-                                     else f" --at-the-table {' '.join(args.at_the_table)}"))
+        results[-1]["command"] = command(name, args) + (" --trained-only" if args.trained_only else "")
         results[-1]["minutes"] = round((time.time() - began) / 60)
-    old = json.loads(Path(args.out + ".json").read_text()) if Path(args.out + ".json").exists() else {}
+        if args.trained_only:
+            results[-1] = with_old_baselines(results[-1], old["families"][name])
     merged = {**old.get("families", {}), **{r["family"]: r for r in results}}
     merged = {name: merged[name] for name in FAMILIES if name in merged}  # docs/shipped-bots.md's order
     Path(args.out + ".json").write_text(json.dumps({"families": merged}, indent=1))

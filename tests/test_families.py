@@ -32,3 +32,30 @@ def test_never_met_is_read_from_the_bot_file():
     assert meta["teacher"] == "search:fast"
     assert not never_met(meta, "search:fast") and not never_met(meta, "heuristic") and not never_met(meta, "easy")
     assert never_met(meta, "search:medium") and never_met(meta, "search:strong") and never_met(meta, "random")
+
+
+def test_a_new_shipped_bot_replays_its_own_rows_and_keeps_the_baselines(tmp_path):
+    """``--trained-only`` (a new shipped bot): the trained bot's rows new, every baseline's row as the last full run
+    left it; refused before anything is played unless that run had the same settings."""
+    import json
+    import subprocess
+
+    from families import with_old_baselines
+
+    old = {"family": "tournament", "command": "python benchmarks/families.py --family tournament --games 8",
+           "minutes": 4, "rows": [{"candidate": "trained", "fool_rate": 0.2}, {"candidate": "heuristic", "fool_rate": 0.25}],
+           "at_the_table": [{"against": "random", "fool_rate": 0.1}]}
+    new = {"family": "tournament", "command": "... --trained-only", "minutes": 1,
+           "rows": [{"candidate": "trained", "fool_rate": 0.05}], "at_the_table": [{"against": "random", "fool_rate": 0.0}]}
+    kept = with_old_baselines(new, old)
+    assert kept["rows"] == [{"candidate": "trained", "fool_rate": 0.05}, {"candidate": "heuristic", "fool_rate": 0.25}]
+    assert kept["at_the_table"] == new["at_the_table"]
+    assert (kept["command"], kept["trained_command"], kept["trained_minutes"]) == (old["command"], new["command"], 1)
+
+    out = tmp_path / "families"
+    (tmp_path / "families.json").write_text(json.dumps({"families": {"tournament": old}}))
+    before = (tmp_path / "families.json").read_text()
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "families.py"), "--family", "tournament",
+                          "--games", "16", "--trained-only", "--out", str(out)], capture_output=True, text=True)
+    assert run.returncode == 2 and "give the same --games" in run.stderr  # 8 games then, 16 now
+    assert (tmp_path / "families.json").read_text() == before and not (tmp_path / "families.md").exists()
