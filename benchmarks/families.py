@@ -15,9 +15,9 @@ fool-rate interval is below the fool rate of the opponent's seats.  This, not th
 HeuristicBot, is how the bot is compared with search: against HeuristicBots a search player's rollouts
 play its opponents' moves exactly (a perfect model of them), which no player without that model has.
 Opponents the trained bot never met in training and that did not teach it are marked, as its bot file
-names its training opponents and its teacher.  A new shipped bot changes only its own rows: ``--trained-only`` plays
-those and keeps every baseline's row of the family's last full run (with the same settings).  Writes families.json and families.md next to
-this script.
+names its training opponents and its teacher.  A new shipped bot changes only its own rows: ``--trained-only``
+plays those and keeps every baseline's row of the family's last full run (with the same settings).  Writes
+families.json and families.md next to this script.
 """
 
 from __future__ import annotations
