@@ -43,3 +43,30 @@ def test_a_dead_worker_is_reported_and_can_be_started_again():
         assert pool.send(0, 1) and pool.receive(0) == ("again", 1, True)
     finally:
         pool.close()
+
+
+def test_a_ctrl_c_that_comes_out_as_a_lost_worker_stops_the_run_instead_of_replacing_it():
+    """Ray's wait for an actor on a node being lost can end in the actor's error with the Ctrl-C that landed meanwhile
+    under it: that is the user's stop (as ``interrupted`` reads any error), not a death to replace the worker for."""
+    from training.rollout import Rollouts
+
+    class LostWithCtrlC:
+        started = 0
+
+        def receive(self, w):
+            try:
+                try:
+                    raise KeyboardInterrupt
+                except KeyboardInterrupt:
+                    raise RuntimeError("the actor died")  # what Ray raises, the interrupt its context
+            except RuntimeError:
+                raise WorkerGone(w, None) from None
+
+        def start(self, w, args):
+            self.started += 1
+
+    rollouts = Rollouts.__new__(Rollouts)
+    rollouts.workers, rollouts.restarts = LostWithCtrlC(), 0
+    with pytest.raises(KeyboardInterrupt):
+        rollouts._receive_from(0)
+    assert rollouts.workers.started == 0 and rollouts.restarts == 0

@@ -20,6 +20,7 @@ import torch
 
 from baselines import make_bot
 from baselines.policy_file import PolicyBot
+from baselines.progress import interrupted
 from durak_env.engine.game import staked
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
@@ -352,6 +353,8 @@ class Rollouts:
             try:
                 return self.workers.receive(w)
             except WorkerGone as gone:
+                if interrupted(gone):  # Ctrl-C that came out as the worker's loss (inside Ray's wait): a stop
+                    raise KeyboardInterrupt from None
                 self.restarts += 1
                 if self.restarts > self.max_restarts:
                     raise WorkerDied(f"rollout workers died {self.restarts} times (the last with exit code "
