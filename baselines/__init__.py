@@ -54,9 +54,9 @@ for a universal file, which plays any rules (each file carries its rules too; a 
 ``make_bot("trained")`` picks the first made for the rules in play, and the universal bot (``universal``) for
 rules that have none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
 that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:after-beaten-transfer-0.2``,
-``trained:after-beaten-transfer-0.3``, ``trained:tournament-0.2`` too; ``trained:universal-ppo``, the universal bot of PPO alone, before the
-specialists were merged in, and ``trained:universal-merge``, that bot with them merged in, from which PPO went on
-to make ``universal``)."""
+``trained:after-beaten-transfer-0.3``, ``trained:tournament-0.2`` too; ``trained:universal-ppo``, the universal bot
+of PPO alone, before the specialists were merged in, and ``trained:universal-merge``, that bot with them merged in,
+from which PPO went on to make ``universal``)."""
 
 
 RENAMED_FAMILIES = {f"{old}{version}": f"{new}{version}" for old, new in (("seed001-transfer", "after-beaten-transfer"),
