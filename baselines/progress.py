@@ -14,7 +14,9 @@ The bar and the line go to standard error, and only when the bar is on (``enable
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 
 
@@ -44,6 +46,42 @@ def interrupted(err: BaseException) -> bool:
         seen.add(id(err))
         err = err.__cause__ or err.__context__
     return False
+
+
+class CtrlC:
+    """Ctrl-C remembered as well as raised, for a loop that must not run on after one.  Inside ``with CtrlC():``
+    (every ``durak`` command runs inside one) Ctrl-C raises KeyboardInterrupt as Python's own handler does and is
+    noted, and ``CtrlC.check()``, which a loop calls at each step, raises it again.  A KeyboardInterrupt can be
+    lost on its way up: one raised while a ``__del__`` or a library's callback runs is printed as "Exception
+    ignored" and dropped, and a library may catch it among its own errors; the loop then stops at its next step
+    instead of running on (CI saw training runs go on after their Ctrl-C).  Only where Python's own handler is in
+    place, in the main thread: a process that ignores Ctrl-C goes on ignoring it."""
+
+    pressed = False
+
+    def __enter__(self) -> "CtrlC":
+        CtrlC.pressed = False
+        self._before = None
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._before = signal.signal(signal.SIGINT, CtrlC._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
+        CtrlC.pressed = False
+
+    @staticmethod
+    def _note(signum: int, frame: object) -> None:
+        CtrlC.pressed = True
+        raise KeyboardInterrupt
+
+    @staticmethod
+    def check() -> None:
+        """KeyboardInterrupt if Ctrl-C was pressed inside the ``with``, wherever its first one went."""
+        if CtrlC.pressed:
+            raise KeyboardInterrupt
 
 
 class Progress:
@@ -127,4 +165,4 @@ class Progress:
         return self.FORMAT + " · ".join(parts).replace("{", "{{").replace("}", "}}")
 
 
-__all__ = ["Progress", "REASONS", "interrupted"]
+__all__ = ["CtrlC", "Progress", "REASONS", "interrupted"]

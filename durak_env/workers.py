@@ -2,17 +2,19 @@
 trainer's rollout workers (``training.rollout``) run in.
 
 Worker ``w`` is a spawned process running ``target(conn, *args)``, with ``conn`` its end of a pipe.  It starts
-with Ctrl-C ignored from its first instruction: the signal reaches every process of the terminal's group, the
-parent handles it and stops the workers, and a worker still importing its modules when it lands would print a
-traceback of its own (or, inside an extension module's import, die of an ImportError).  The parent waits on a
-pipe, never spins, and notices a worker that died within ``POLL`` seconds.
+with Ctrl-C held back from its first instruction (blocked, until its target ignores it): the signal reaches every
+process of the terminal's group, the parent handles it and stops the workers, and a worker still importing its
+modules when it lands would print a traceback of its own (or, inside an extension module's import, die of an
+ImportError).  The parent only holds Ctrl-C back while it spawns, never ignores it: one pressed then is raised
+once the worker is started.  The parent waits on a pipe, never spins, and notices a worker that died within
+``POLL`` seconds.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import signal
-import threading
+from multiprocessing import resource_tracker
 from typing import Any, Callable
 
 
@@ -45,7 +47,7 @@ class Workers:
         """Start worker w (again, after it died) with these arguments."""
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=self._target, args=(child, *args), daemon=True)
-        with _interrupts_ignored():  # inherited through the spawn: Python then never installs its handler
+        with _interrupts_held():  # the worker inherits the blocked signal through the spawn
             proc.start()
         child.close()
         self.procs[w], self.conns[w] = proc, parent
@@ -84,23 +86,24 @@ class Workers:
         self.procs, self.conns = [], []
 
 
-class _interrupts_ignored:
-    """SIGINT ignored in this process while a worker is spawned (main thread only: elsewhere signals cannot be
-    set, and the worker's target ignores Ctrl-C itself)."""
+class _interrupts_held:
+    """SIGINT blocked in this thread while a worker is spawned: a Ctrl-C pressed meanwhile waits (or reaches another
+    thread, which passes it to Python's handler) instead of being lost, as it would be were it ignored here.  The
+    standard library starts its resource tracker the same way, and unblocks SIGINT after it (not restoring the mask
+    before), so the tracker is started first: the spawn's own call to start it is then a check."""
 
     def __enter__(self) -> None:
-        self._main = threading.current_thread() is threading.main_thread()
-        if self._main:
-            self._before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        resource_tracker.ensure_running()
+        self._before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
     def __exit__(self, *exc: Any) -> None:
-        if self._main:
-            signal.signal(signal.SIGINT, signal.SIG_DFL if self._before is None else self._before)
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._before)
 
 
 def ignore_interrupts() -> None:
-    """For a worker's first line: Ctrl-C is the parent's to handle (a worker started from a thread, where
-    ``Workers`` cannot ignore it for the worker, or by another pool)."""
+    """For a worker's first line: Ctrl-C is the parent's to handle (a Ctrl-C held back while it started is dropped
+    with it; a worker of another pool, which starts with Ctrl-C neither held back nor ignored, is covered from here
+    on)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -504,7 +504,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
-        return args.func(args)
+        from baselines.progress import CtrlC
+
+        with CtrlC():  # a loop that asks it stops after a Ctrl-C that a library swallowed
+            return args.func(args)
     except UsageError as err:
         print(f"durak: error: {err}", file=sys.stderr)
         return 2

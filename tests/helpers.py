@@ -115,15 +115,16 @@ def opening_batch(encoder, count: int):
 
 
 def report_sigint(conn, tag):
-    """A worker for tests/test_workers.py: answers each message with its tag and how it treats Ctrl-C, until
-    ``None``."""
+    """A worker for tests/test_workers.py: answers each message with its tag and whether Ctrl-C can reach it
+    (neither ignored nor held back), until ``None``."""
     import signal
 
     while True:
         message = conn.recv()
         if message is None:
             return
-        conn.send((tag, message, signal.getsignal(signal.SIGINT) == signal.SIG_IGN))
+        held = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+        conn.send((tag, message, held or signal.getsignal(signal.SIGINT) == signal.SIG_IGN))
 
 
 CTRL_C_STATUSES = (130, -2)

@@ -18,6 +18,7 @@ def test_workers_ignore_ctrl_c_from_birth_and_the_parent_keeps_its_handler():
     pool = Workers(report_sigint, [("a",), ("b",)])
     try:
         assert signal.getsignal(signal.SIGINT) is handler
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # held back only while spawning
         for w in range(len(pool)):
             os.kill(pool.procs[w].pid, signal.SIGINT)  # while it may still be importing: it must live on
         time.sleep(0.5)
@@ -27,6 +28,28 @@ def test_workers_ignore_ctrl_c_from_birth_and_the_parent_keeps_its_handler():
     finally:
         pool.close()
     assert pool.procs == [] and pool.conns == []
+
+
+def test_a_ctrl_c_pressed_while_a_worker_is_spawned_is_raised_not_lost(monkeypatch):
+    """The parent holds Ctrl-C back while it spawns a worker (so the worker is born with it held back) and never
+    ignores it: one pressed then is raised once the signal is let through.  CI saw runs go on after their Ctrl-C."""
+    import multiprocessing as mp
+
+    spawn = mp.get_context("spawn").Process
+    original = spawn.start
+
+    def start_with_ctrl_c(self):
+        os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, in the middle of the spawn
+        original(self)
+
+    monkeypatch.setattr(spawn, "start", start_with_ctrl_c)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Workers(report_sigint, [("a",)])
+    finally:
+        for child in mp.active_children():
+            child.terminate()
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
 
 
 def test_a_dead_worker_is_reported_and_can_be_started_again():

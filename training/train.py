@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import yaml
 
-from baselines.progress import interrupted
+from baselines.progress import CtrlC, interrupted
 from durak_env.engine.rules import Rules
 from durak_env.engine.seeds import derive_seed
 from durak_env.observation import network_shape
@@ -104,6 +104,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     reason = None  # why the run ended, for its last line (baselines.progress.REASONS)
     try:
         while state.update < last and not state.finished:
+            CtrlC.check()  # a Ctrl-C that a library swallowed still stops the run
             anneal(opt, cfg, max(state.update / num_updates, clock.fraction()))
             t0 = time.perf_counter()
             more = state.update + 1 < last and not clock.out_of_time()
@@ -120,8 +121,7 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
             if want_eval or state.update % cfg.checkpoint_every == 0:
                 checkpoint(run_dir, cfg, rules, net, critic, opt, gen, state, log, clock, evaluate=bool(want_eval))
             log.update(state, stats, batch, t_roll, time.perf_counter() - t0, opt.param_groups[0]["lr"])
-        if state.finished:
-            reason = "total" if state.update == num_updates else "budget"
+        reason = ("total" if state.update == num_updates else "budget") if state.finished else None
     except WorkerDied:
         checkpoint(run_dir, cfg, rules, net, critic, opt, gen, state, log, clock, evaluate=False)  # the resume point
         raise
