@@ -44,19 +44,20 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
                                   Rules.preset("after-beaten-transfer", num_players=3)),
     "tournament": (BOTS_DIR / "tournament.onnx", Rules.preset("tournament", num_players=4)),
     "tournament-0.2": (BOTS_DIR / "tournament-0.2.onnx", Rules.preset("tournament", num_players=4)),
+    "tournament-0.3": (BOTS_DIR / "tournament-0.3.onnx", Rules.preset("tournament", num_players=4)),
     "perevodnoy-6": (BOTS_DIR / "perevodnoy-6.onnx", Rules.preset("perevodnoy", num_players=6, deck_size=52)),
     "universal": (BOTS_DIR / "universal.onnx", None),
     "universal-merge": (BOTS_DIR / "universal-merge.onnx", None),
     "universal-ppo": (BOTS_DIR / "universal-ppo.onnx", None),
 }
-"""Pretrained policies shipped with the package, by family: the file and the rules it was trained for, None
-for a universal file, which plays any rules (each file carries its rules too; a test checks they agree).
-``make_bot("trained")`` picks the first made for the rules in play, and the universal bot (``universal``) for
-rules that have none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so
-that a comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:after-beaten-transfer-0.2``,
-``trained:after-beaten-transfer-0.3``, ``trained:tournament-0.2`` too; ``trained:universal-ppo``, the universal bot
-of PPO alone, before the specialists were merged in, and ``trained:universal-merge``, that bot with them merged in,
-from which PPO went on to make ``universal``)."""
+"""Pretrained policies shipped with the package, by family: the file and the rules it was trained for, None for a
+universal file, which plays any rules (each file carries its rules too; a test checks they agree).
+``make_bot("trained")`` picks the first made for the rules in play, and the universal bot (``universal``) for rules
+that have none; a bot shipped before keeps its file under its version (``trained:podkidnoy-0.2``), so that a
+comparison with it can always be rerun (``trained:perevodnoy-0.2``, ``trained:after-beaten-transfer-0.2``,
+``trained:after-beaten-transfer-0.3``, ``trained:tournament-0.2``, ``trained:tournament-0.3`` too;
+``trained:universal-ppo``, the universal bot of PPO alone, before the specialists were merged in, and
+``trained:universal-merge``, that bot with them merged in, from which PPO went on to make ``universal``)."""
 
 
 RENAMED_FAMILIES = {f"{old}{version}": f"{new}{version}" for old, new in (("seed001-transfer", "after-beaten-transfer"),
