@@ -14,6 +14,18 @@ if os.environ.get("CI") or Path(__file__).resolve().parent.parent.name == "mutan
     settings.load_profile("ci")
 
 
+@pytest.fixture
+def ctrl_c_handled():
+    """Python's own Ctrl-C handler in this process for the test: a test run started in the background of a script
+    (``cmd &`` without job control, as some CI runners start it) begins with Ctrl-C ignored, and a Ctrl-C that the
+    test sends itself would then be discarded."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 # ----- the page in a real browser (tests/test_web_browser.py, tests/test_web_controls.py) ----------------------
 
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-quic", "--no-first-run",

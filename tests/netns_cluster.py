@@ -101,7 +101,8 @@ class NetnsCluster:
         """Start a command on a node in the background, its output to ``log``."""
         with open(log, "w") as out:
             return subprocess.Popen(["ip", "netns", "exec", self.names[node], *argv], env=self.env, stdout=out,
-                                    stderr=subprocess.STDOUT)
+                                    stderr=subprocess.STDOUT,  # Ctrl-C as at a terminal, whatever the tests inherit
+                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def pids(self, node: int) -> list[int]:
         listed = subprocess.run(["ip", "netns", "pids", self.names[node]], capture_output=True, text=True).stdout

@@ -149,7 +149,7 @@ def test_ctrl_c_that_comes_out_as_another_error_still_stops_quietly(tmp_path, mo
     assert not any("Traceback" in line for line in lines)
 
 
-def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, monkeypatch, capsys):
+def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, monkeypatch, capsys, ctrl_c_handled):
     """A KeyboardInterrupt raised while a ``__del__`` or a library's callback runs is printed as "Exception ignored"
     and dropped; CI saw training runs go on after their Ctrl-C.  The run notes the Ctrl-C and stops at its next
     update all the same, where without that it trains on to its step total."""

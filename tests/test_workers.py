@@ -30,7 +30,7 @@ def test_workers_ignore_ctrl_c_from_birth_and_the_parent_keeps_its_handler():
     assert pool.procs == [] and pool.conns == []
 
 
-def test_a_ctrl_c_pressed_while_a_worker_is_spawned_is_raised_not_lost(monkeypatch):
+def test_a_ctrl_c_pressed_while_a_worker_is_spawned_is_raised_not_lost(monkeypatch, ctrl_c_handled):
     """The parent holds Ctrl-C back while it spawns a worker (so the worker is born with it held back) and never
     ignores it: one pressed then is raised once the signal is let through.  CI saw runs go on after their Ctrl-C."""
     import multiprocessing as mp
