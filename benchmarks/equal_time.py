@@ -85,8 +85,8 @@ TABLES = (("after-beaten-transfer", 3, None), ("tournament", 4, None), ("podkidn
 universal bot's batches there count no more), the universal bot at five."""
 for _table in TABLES:
     _n = _table[1]
-    MATCHES[f"{_table[0]}-{_n}-1ms"] = Match("trained", "search:mcts:1ms", 600, 1 - 0.5 / _n, _table)
-    MATCHES[f"{_table[0]}-{_n}-endgame-1ms"] = Match("search:endgame", "search:mcts:1ms", 600, 1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-1ms"] = Match("trained", "search:mcts:1ms", 2000, 1 - 0.5 / _n, _table)
+    MATCHES[f"{_table[0]}-{_n}-endgame-1ms"] = Match("search:endgame", "search:mcts:1ms", 2000, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-30ms"] = Match("search:net:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-model-30ms"] = Match("search:model:30ms", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)
     MATCHES[f"{_table[0]}-{_n}-policy-30ms"] = Match("trained", "search:mcts:30ms", 300, 1 - 0.5 / _n, _table)

@@ -34,6 +34,7 @@ from baselines import SHIPPED_BOTS, make_bot  # noqa: E402
 from baselines.evaluate import evaluate  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.engine.loop import MOVE_LIMIT  # noqa: E402
+from durak_env.engine.render import plural  # noqa: E402
 
 FAMILIES = {
     "podkidnoy": Rules.preset("podkidnoy"),
@@ -48,10 +49,10 @@ SLOW = SEARCH + ["search:policy"]
 AT_THE_TABLE = ["random"] + SEARCH
 
 
-def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: int) -> dict:
+def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: int, workers: int = 2) -> dict:
     """``candidate`` at one seat, ``others`` at the rest, every rotation of every deck."""
     lineup = [candidate] + [others] * (rules.num_players - 1)
-    report = evaluate(lineup, rules, games=games, seed=seed, workers=2)
+    report = evaluate(lineup, rules, games=games, seed=seed, workers=workers)
     me, rest = report.stats[0], report.stats[1:]
     return {"candidate": candidate, "against": others, "games": report.games, "fool_rate": me.fool_rate,
             "fool_ci": list(me.fool_ci), "score": me.score, "ms_per_move": me.ms_per_move,
@@ -61,19 +62,19 @@ def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: in
 
 
 def family_rows(name: str, games: int, slow_games: int, seed: int, at_the_table: list[str],
-                candidates: list[str] = FAST + SLOW) -> dict:
+                candidates: list[str] = FAST + SLOW, workers: int = 2) -> dict:
     rules = FAMILIES[name]
     rows = []
     for candidate in candidates:
         n = games if candidate in FAST else slow_games
-        rows.append(seat_against(candidate, "heuristic", rules, n, seed))
+        rows.append(seat_against(candidate, "heuristic", rules, n, seed, workers))
         print(f"  {name}: {candidate:14s} fool rate {rows[-1]['fool_rate']:.3f} "
               f"[{rows[-1]['fool_ci'][0]:.3f}, {rows[-1]['fool_ci'][1]:.3f}] ({rows[-1]['seconds']:.0f} s)", flush=True)
     meta = make_bot("trained", rules=rules).metadata
     together = []
     for other in at_the_table:
         n = games if other in FAST else slow_games
-        row = seat_against("trained", other, rules, n, seed + 1)
+        row = seat_against("trained", other, rules, n, seed + 1, workers)
         row["teacher"] = other == meta.get("teacher")
         row["never_met"] = never_met(meta, other)
         row["better"] = row["fool_ci"][1] < row["others_fool_rate"]
@@ -104,7 +105,8 @@ def with_old_baselines(new: dict, old: dict) -> dict:
     the last full run, the trained bot's rows new, and the command and minutes of each."""
     played = {r["candidate"]: r for r in new["rows"]}
     return {**new, "rows": [played.get(r["candidate"], r) for r in old["rows"]], "command": old["command"],
-            "minutes": old.get("minutes", "?"), "trained_command": new["command"], "trained_minutes": new["minutes"]}
+            "minutes": old.get("minutes", "?"), "workers": old.get("workers", 2), "trained_command": new["command"],
+            "trained_minutes": new["minutes"], "trained_workers": new["workers"]}
 
 
 def command(name: str, args: argparse.Namespace) -> str:
@@ -118,9 +120,11 @@ def markdown(results: list[dict]) -> str:
     out = []
     for fam in results:
         out += [f"### {fam['family']}, {fam['seats']} players (target: fool rate at most {fam['target']:.3f})", "",
-                f"Command: `{fam['command']}` ({fam.get('minutes', '?')} minutes on 2 cores)", "",
+                f"Command: `{fam['command']}` ({fam.get('minutes', '?')} minutes, "
+                f"{plural(fam.get('workers', 2), 'worker')})", "",
                 *([f"The shipped bot's rows since (the others as above): `{fam['trained_command']}` "
-                   f"({fam['trained_minutes']} minutes on 2 cores)", ""] if "trained_command" in fam else []),
+                   f"({fam['trained_minutes']} minutes, {plural(fam.get('trained_workers', 2), 'worker')})", ""]
+                  if "trained_command" in fam else []),
                 "| at one seat, HeuristicBot at the others | games | fool rate | 95% CI | mean score | ms/move |",
                 "|---|---|---|---|---|---|"]
         for r in fam["rows"]:
@@ -152,6 +156,7 @@ def main() -> int:
                         f"(default: {' '.join(AT_THE_TABLE)})")
     p.add_argument("--trained-only", action="store_true",
                    help="play only the trained bot's rows (a new shipped bot); keep the baselines' from families.json")
+    p.add_argument("--workers", type=int, default=2, help="processes (the figures do not depend on it)")
     p.add_argument("--out", default=str(Path(__file__).with_name("families")))
     args = p.parse_args()
     families = args.family or [f for f in FAMILIES if any(r == FAMILIES[f] for _, r in SHIPPED_BOTS.values())]
@@ -169,13 +174,14 @@ def main() -> int:
         began = time.time()
         try:
             results.append(family_rows(name, args.games, args.slow_games, args.seed, args.at_the_table,
-                                       ["trained"] if args.trained_only else FAST + SLOW))
+                                       ["trained"] if args.trained_only else FAST + SLOW, args.workers))
         except KeyboardInterrupt:
             print(f"families: stopped by the user in {name} after {len(results)} of {len(families)} families and "
                   f"{time.time() - started:.0f} s; nothing written", file=sys.stderr)
             return 130
         results[-1]["command"] = command(name, args) + (" --trained-only" if args.trained_only else "")
         results[-1]["minutes"] = round((time.time() - began) / 60)
+        results[-1]["workers"] = args.workers
         if args.trained_only:
             results[-1] = with_old_baselines(results[-1], old["families"][name])
     merged = {**old.get("families", {}), **{r["family"]: r for r in results}}

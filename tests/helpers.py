@@ -127,6 +127,15 @@ def report_sigint(conn, tag):
         conn.send((tag, message, held or signal.getsignal(signal.SIGINT) == signal.SIG_IGN))
 
 
+def sigint_at_its_default():
+    """``preexec_fn`` for a command a test stops with Ctrl-C: SIGINT at its default, as at a terminal.  A shell
+    starts a background job with SIGINT ignored and children inherit that, so without it such a test would hold
+    only when the suite was started in the foreground."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 CTRL_C_STATUSES = (130, -2)
 """How a command stopped by Ctrl-C may end: it returns 130 (128 + SIGINT), or a SIGINT that reaches it once it has
 said so and cleaned up ends it by the signal itself, which a shell reports as the same 130 (CI saw a training run

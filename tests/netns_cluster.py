@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from helpers import sigint_at_its_default
+
 BIN = Path(sys.executable).parent
 """The virtual environment's scripts: ``ray`` and ``durak`` as the test's own Python has them."""
 
@@ -101,8 +103,7 @@ class NetnsCluster:
         """Start a command on a node in the background, its output to ``log``."""
         with open(log, "w") as out:
             return subprocess.Popen(["ip", "netns", "exec", self.names[node], *argv], env=self.env, stdout=out,
-                                    stderr=subprocess.STDOUT,  # Ctrl-C as at a terminal, whatever the tests inherit
-                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                    stderr=subprocess.STDOUT, preexec_fn=sigint_at_its_default)
 
     def pids(self, node: int) -> list[int]:
         listed = subprocess.run(["ip", "netns", "pids", self.names[node]], capture_output=True, text=True).stdout

@@ -12,7 +12,7 @@ import pytest
 
 from baselines import SHIPPED_BOTS
 from frontends.cli import main
-from helpers import CTRL_C_STATUSES
+from helpers import CTRL_C_STATUSES, sigint_at_its_default
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "configs" / "tiny.yaml"
@@ -241,11 +241,9 @@ def test_play_trained_names_the_rules_that_have_a_shipped_bot(capsys, monkeypatc
 ])
 def test_ctrl_c_stops_quietly_and_at_once(argv, stdin):
     """Ctrl-C printed a KeyboardInterrupt traceback (from every eval worker too), and eval was slow to stop."""
-    # A shell runs a background job with SIGINT ignored, and children inherit that: give the command the
-    # terminal's default, so the test holds however the suite was started.
     proc = subprocess.Popen([*DURAK, *argv], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            start_new_session=True, preexec_fn=sigint_at_its_default)
     time.sleep(4)
     os.killpg(proc.pid, signal.SIGINT)  # the terminal sends it to the whole process group
     started = time.monotonic()

@@ -15,7 +15,7 @@ import yaml
 
 import baselines.progress as progress_module
 from baselines.progress import Progress
-from helpers import CTRL_C_STATUSES
+from helpers import CTRL_C_STATUSES, sigint_at_its_default
 
 ROOT = Path(__file__).resolve().parent.parent
 DURAK = [sys.executable, "-m", "frontends"]
@@ -88,7 +88,7 @@ def train(tmp_path: Path, budget: float | None, steps: int, interrupt_after: flo
     proc = subprocess.Popen([*DURAK, "train", "--config", str(tmp_path / "cfg.yaml"), "--run-dir", str(tmp_path / "run")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                             env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT prints every thread's stack
-                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            start_new_session=True, preexec_fn=sigint_at_its_default)
     if interrupt_after is not None:
         deadline = time.monotonic() + 120
         while not (tmp_path / "run" / "checkpoints" / "latest.pt").exists() and time.monotonic() < deadline:
