@@ -45,6 +45,7 @@ SHIPPED_BOTS: dict[str, tuple[Path, Rules | None]] = {
     "tournament": (BOTS_DIR / "tournament.onnx", Rules.preset("tournament", num_players=4)),
     "tournament-0.2": (BOTS_DIR / "tournament-0.2.onnx", Rules.preset("tournament", num_players=4)),
     "tournament-0.3": (BOTS_DIR / "tournament-0.3.onnx", Rules.preset("tournament", num_players=4)),
+    "podkidnoy-5": (BOTS_DIR / "podkidnoy-5.onnx", Rules.preset("podkidnoy", num_players=5, deck_size=52)),
     "perevodnoy-6": (BOTS_DIR / "perevodnoy-6.onnx", Rules.preset("perevodnoy", num_players=6, deck_size=52)),
     "universal": (BOTS_DIR / "universal.onnx", None),
     "universal-merge": (BOTS_DIR / "universal-merge.onnx", None),

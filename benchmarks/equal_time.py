@@ -1,9 +1,9 @@
 """The project's best player at each time budget against ``search:mcts`` given the same time per move, on
 2-player podkidnoy with duplicate deals (issue 25, item 4), the network search against itself at two
 budgets (item 2: it must get stronger with time), the native ``search:mcts`` against the Python reference's at
-the same time a move (issue 43), and every larger table (issue 47, item 1): the shipped family at its table
-(after-beaten-transfer at 3 seats, tournament at 4, perevodnoy with 52 cards at 6) and the universal bot at 5
-seats (podkidnoy, 52 cards), the project's player at one seat and ``search:mcts`` at every other, seats rotated over
+the same time a move (issue 43), and every larger table (issue 47, item 1): the shipped bot for each table
+(after-beaten-transfer at 3 seats, tournament at 4, podkidnoy with 52 cards at 5, perevodnoy with 52 cards at 6),
+the project's player at one seat and ``search:mcts`` at every other, seats rotated over
 duplicate deals (at 30 ms ``search:net`` and ``search:model``, the network search with the other seats modelled by
 the policy, each also paid the fool's stake at a deal's end (``:fool``), ``search:endgame:30ms`` and the policy
 alone).  There the target is a fool rate of at most 0.5/n at 1 ms and 30 ms a move and 0.7/n at 1 s (n
@@ -81,8 +81,8 @@ MATCHES = {
     "endgame-1ms": Match("search:endgame", "search:mcts:1ms", 2000, 0.70),
 }
 TABLES = (("after-beaten-transfer", 3, None), ("tournament", 4, None), ("podkidnoy", 5, 52), ("perevodnoy", 6, 52))
-"""Issue 47's tables past two seats: each shipped family at its own (perevodnoy-6's since 2026-12-06; the
-universal bot's batches there count no more), the universal bot at five."""
+"""Issue 47's tables past two seats, each played by the bot shipped for it (the 5- and 6-seat ones since
+2026-12-06: the universal bot's batches there count no more)."""
 for _table in TABLES:
     _n = _table[1]
     MATCHES[f"{_table[0]}-{_n}-1ms"] = Match("trained", "search:mcts:1ms", 2000, 1 - 0.5 / _n, _table)

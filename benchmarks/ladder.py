@@ -1,6 +1,6 @@
 """The ladder: one Elo-style rating (random = 1000) for every bot and budget on 2-player podkidnoy, from
 head-to-head matches on duplicate deals, with each bot's time per move and the games behind each rating; and one
-for each larger table (``--table``: the shipped families at 3, 4 and 6 seats, the universal bot at 5).
+for each larger table (``--table``: each played by the bot shipped for it).
 
     python benchmarks/ladder.py                       # play the pairings not yet played, then rate
     python benchmarks/ladder.py --games 200 --only-rate
