@@ -106,7 +106,7 @@ def with_old_baselines(new: dict, old: dict) -> dict:
     played = {r["candidate"]: r for r in new["rows"]}
     return {**new, "rows": [played.get(r["candidate"], r) for r in old["rows"]], "command": old["command"],
             "minutes": old.get("minutes", "?"), "workers": old.get("workers", 2), "trained_command": new["command"],
-            "trained_minutes": new["minutes"], "trained_workers": new["workers"]}
+            "trained_minutes": new["minutes"], "trained_workers": new.get("workers", 2)}
 
 
 def command(name: str, args: argparse.Namespace) -> str:

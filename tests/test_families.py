@@ -45,13 +45,14 @@ def test_a_new_shipped_bot_replays_its_own_rows_and_keeps_the_baselines(tmp_path
     old = {"family": "tournament", "command": "python benchmarks/families.py --family tournament --games 8",
            "minutes": 4, "at_the_table": [{"against": "random", "fool_rate": 0.1}],
            "rows": [{"candidate": "trained", "fool_rate": 0.2}, {"candidate": "heuristic", "fool_rate": 0.25}]}
-    new = {"family": "tournament", "command": "... --trained-only", "minutes": 1,
+    new = {"family": "tournament", "command": "... --trained-only", "minutes": 1, "workers": 1,
            "rows": [{"candidate": "trained", "fool_rate": 0.05}],
            "at_the_table": [{"against": "random", "fool_rate": 0.0}]}
     kept = with_old_baselines(new, old)
     assert kept["rows"] == [{"candidate": "trained", "fool_rate": 0.05}, {"candidate": "heuristic", "fool_rate": 0.25}]
     assert kept["at_the_table"] == new["at_the_table"]
     assert (kept["command"], kept["trained_command"], kept["trained_minutes"]) == (old["command"], new["command"], 1)
+    assert (kept["workers"], kept["trained_workers"]) == (2, 1)  # each run says how many processes played it
 
     out = tmp_path / "families"
     (tmp_path / "families.json").write_text(json.dumps({"families": {"tournament": old}}))
