@@ -47,9 +47,11 @@ FAST = ["trained", "heuristic", "easy", "random"]
 SEARCH = ["search:fast", "search:medium", "search:strong"]
 SLOW = SEARCH + ["search:policy"]
 AT_THE_TABLE = ["random"] + SEARCH
+WORKERS = 2
+"""Processes a run plays on unless ``--workers`` says otherwise (and the runs before it recorded theirs)."""
 
 
-def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: int, workers: int = 2) -> dict:
+def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: int, workers: int = WORKERS) -> dict:
     """``candidate`` at one seat, ``others`` at the rest, every rotation of every deck."""
     lineup = [candidate] + [others] * (rules.num_players - 1)
     report = evaluate(lineup, rules, games=games, seed=seed, workers=workers)
@@ -62,7 +64,7 @@ def seat_against(candidate: str, others: str, rules: Rules, games: int, seed: in
 
 
 def family_rows(name: str, games: int, slow_games: int, seed: int, at_the_table: list[str],
-                candidates: list[str] = FAST + SLOW, workers: int = 2) -> dict:
+                candidates: list[str] = FAST + SLOW, workers: int = WORKERS) -> dict:
     rules = FAMILIES[name]
     rows = []
     for candidate in candidates:
@@ -84,7 +86,7 @@ def family_rows(name: str, games: int, slow_games: int, seed: int, at_the_table:
               flush=True)
     trained = rows[0]
     return {"family": name, "rules": rules.to_dict(), "seats": rules.num_players, "target": 0.4 / rules.num_players,
-            "rows": rows, "at_the_table": together,
+            "rows": rows, "at_the_table": together, "workers": workers,
             "meets_target": trained["fool_ci"][1] <= 0.4 / rules.num_players,
             "beats_every_search_level": beats_every_search_level(together)}
 
@@ -105,8 +107,9 @@ def with_old_baselines(new: dict, old: dict) -> dict:
     the last full run, the trained bot's rows new, and the command and minutes of each."""
     played = {r["candidate"]: r for r in new["rows"]}
     return {**new, "rows": [played.get(r["candidate"], r) for r in old["rows"]], "command": old["command"],
-            "minutes": old.get("minutes", "?"), "workers": old.get("workers", 2), "trained_command": new["command"],
-            "trained_minutes": new["minutes"], "trained_workers": new.get("workers", 2)}
+            "minutes": old.get("minutes", "?"), "workers": old.get("workers", WORKERS),
+            "trained_command": new["command"], "trained_minutes": new["minutes"],
+            "trained_workers": new.get("workers", WORKERS)}
 
 
 def command(name: str, args: argparse.Namespace) -> str:
@@ -121,9 +124,9 @@ def markdown(results: list[dict]) -> str:
     for fam in results:
         out += [f"### {fam['family']}, {fam['seats']} players (target: fool rate at most {fam['target']:.3f})", "",
                 f"Command: `{fam['command']}` ({fam.get('minutes', '?')} minutes, "
-                f"{plural(fam.get('workers', 2), 'worker')})", "",
+                f"{plural(fam.get('workers', WORKERS), 'worker')})", "",
                 *([f"The shipped bot's rows since (the others as above): `{fam['trained_command']}` "
-                   f"({fam['trained_minutes']} minutes, {plural(fam.get('trained_workers', 2), 'worker')})", ""]
+                   f"({fam['trained_minutes']} minutes, {plural(fam.get('trained_workers', WORKERS), 'worker')})", ""]
                   if "trained_command" in fam else []),
                 "| at one seat, HeuristicBot at the others | games | fool rate | 95% CI | mean score | ms/move |",
                 "|---|---|---|---|---|---|"]
@@ -156,7 +159,7 @@ def main() -> int:
                         f"(default: {' '.join(AT_THE_TABLE)})")
     p.add_argument("--trained-only", action="store_true",
                    help="play only the trained bot's rows (a new shipped bot); keep the baselines' from families.json")
-    p.add_argument("--workers", type=int, default=2, help="processes (the figures do not depend on it)")
+    p.add_argument("--workers", type=int, default=WORKERS, help="processes (the figures do not depend on it)")
     p.add_argument("--out", default=str(Path(__file__).with_name("families")))
     args = p.parse_args()
     families = args.family or [f for f in FAMILIES if any(r == FAMILIES[f] for _, r in SHIPPED_BOTS.values())]
@@ -181,7 +184,6 @@ def main() -> int:
             return 130
         results[-1]["command"] = command(name, args) + (" --trained-only" if args.trained_only else "")
         results[-1]["minutes"] = round((time.time() - began) / 60)
-        results[-1]["workers"] = args.workers
         if args.trained_only:
             results[-1] = with_old_baselines(results[-1], old["families"][name])
     merged = {**old.get("families", {}), **{r["family"]: r for r in results}}
