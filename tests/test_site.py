@@ -59,6 +59,10 @@ def test_the_observation_without_numpy_is_the_observation_with_it():
     assert count > 5_000
 
 
+DECISIONS = 400
+"""Decisions each weights file is compared with its ONNX file on."""
+
+
 @pytest.mark.parametrize("family", list(SHIPPED_BOTS))
 def test_a_weights_file_plays_as_its_onnx_file(family, tmp_path):
     path, rules = SHIPPED_BOTS[family]
@@ -76,7 +80,9 @@ def test_a_weights_file_plays_as_its_onnx_file(family, tmp_path):
         assert max(abs(got[a] - float(expected[a])) for a in range(len(got))) < 1e-5
         assert abs(weights_bot.value(view) - onnx_bot.value(view)) < 1e-4
         decisions += 1
-    assert decisions > 300
+        if decisions == DECISIONS:  # a deal or more at every table: the larger ones offer ten times as many
+            break
+    assert decisions == DECISIONS
 
 
 def test_a_damaged_or_foreign_weights_file_is_refused_in_one_line(tmp_path):
