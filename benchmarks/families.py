@@ -4,10 +4,10 @@
     python benchmarks/families.py --family perevodnoy --games 2000 --slow-games 300
     python benchmarks/families.py --family tournament --games 30000 --slow-games 60 --trained-only  # a new bot
 
-For each family (podkidnoy 2p, perevodnoy 2p, after-beaten-transfer 3p, tournament 4p) every candidate sits at
-one seat with HeuristicBot at every other, on duplicate deals in every rotation (each deck played with
-the candidate at each seat), and the fool rate is reported with its 95% interval.  The target for the
-trained bot is a fool rate of at most 0.4 / seats.
+For each family (podkidnoy 2p, perevodnoy 2p, after-beaten-transfer 3p, tournament 4p, podkidnoy 5p and
+perevodnoy 6p with 52 cards) every candidate sits at one seat with HeuristicBot at every other, on duplicate
+deals in every rotation (each deck played with the candidate at each seat), and the fool rate is reported with
+its 95% interval.  The target for the trained bot is a fool rate of at most 0.4 / seats.
 
 Then the trained bot sits at one table with each search level (and random): the bot at one seat, that
 opponent at every other.  The bot is better than a search level at that table when the upper end of its
@@ -41,6 +41,7 @@ FAMILIES = {
     "perevodnoy": Rules.preset("perevodnoy"),
     "after-beaten-transfer": Rules.preset("after-beaten-transfer", num_players=3),
     "tournament": Rules.preset("tournament", num_players=4),
+    "podkidnoy-5": Rules.preset("podkidnoy", num_players=5, deck_size=52),
     "perevodnoy-6": Rules.preset("perevodnoy", num_players=6, deck_size=52),
 }
 FAST = ["trained", "heuristic", "easy", "random"]
