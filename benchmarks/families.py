@@ -30,20 +30,15 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent.parent))  # last: a wheel on PYTHONPATH first
 
-from baselines import SHIPPED_BOTS, make_bot  # noqa: E402
+from baselines import SHIPPED_BOTS, make_bot, trained_for  # noqa: E402
 from baselines.evaluate import evaluate  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.engine.loop import MOVE_LIMIT  # noqa: E402
 from durak_env.engine.render import plural  # noqa: E402
 
-FAMILIES = {
-    "podkidnoy": Rules.preset("podkidnoy"),
-    "perevodnoy": Rules.preset("perevodnoy"),
-    "after-beaten-transfer": Rules.preset("after-beaten-transfer", num_players=3),
-    "tournament": Rules.preset("tournament", num_players=4),
-    "podkidnoy-5": Rules.preset("podkidnoy", num_players=5, deck_size=52),
-    "perevodnoy-6": Rules.preset("perevodnoy", num_players=6, deck_size=52),
-}
+FAMILIES = {name: rules for name, (_, rules) in SHIPPED_BOTS.items()
+            if rules is not None and trained_for(rules) == name}
+"""Each table a specialist ships for, by the name of the bot that plays it as ``trained`` (SHIPPED_BOTS' order)."""
 FAST = ["trained", "heuristic", "easy", "random"]
 SEARCH = ["search:fast", "search:medium", "search:strong"]
 SLOW = SEARCH + ["search:policy"]
@@ -163,7 +158,7 @@ def main() -> int:
     p.add_argument("--workers", type=int, default=WORKERS, help="processes (the figures do not depend on it)")
     p.add_argument("--out", default=str(Path(__file__).with_name("families")))
     args = p.parse_args()
-    families = args.family or [f for f in FAMILIES if any(r == FAMILIES[f] for _, r in SHIPPED_BOTS.values())]
+    families = args.family or list(FAMILIES)
     old = json.loads(Path(args.out + ".json").read_text()) if Path(args.out + ".json").exists() else {}
     if args.trained_only:  # the baselines' rows are kept only from a full run with the same settings
         for name in families:

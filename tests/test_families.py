@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 from baselines import make_bot
+from durak_env import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -61,3 +62,11 @@ def test_a_new_shipped_bot_replays_its_own_rows_and_keeps_the_baselines(tmp_path
                           "--games", "16", "--trained-only", "--out", str(out)], capture_output=True, text=True)
     assert run.returncode == 2 and "give the same --games" in run.stderr  # 8 games then, 16 now
     assert (tmp_path / "families.json").read_text() == before and not (tmp_path / "families.md").exists()
+
+
+def test_every_table_a_specialist_ships_for_is_a_family_named_by_its_bot():
+    assert FAMILIES == {"podkidnoy": Rules.preset("podkidnoy"), "perevodnoy": Rules.preset("perevodnoy"),
+                        "after-beaten-transfer": Rules.preset("after-beaten-transfer", num_players=3),
+                        "tournament": Rules.preset("tournament", num_players=4),
+                        "podkidnoy-5": Rules.preset("podkidnoy", num_players=5, deck_size=52),
+                        "perevodnoy-6": Rules.preset("perevodnoy", num_players=6, deck_size=52)}
