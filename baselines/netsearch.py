@@ -75,7 +75,7 @@ class NetSearchBot(TreeSearch):
 
     def __init__(self, policy, seed: int | None = None, playouts: int | None = None, seconds: float | None = None,
                  batch: int | None = None, c_puct: float = C_PUCT, engine: str = "auto", opponents: bool = False,
-                 stake: str | None = None):
+                 stake: str | None = None, explore: float = 0.0):
         if not policy.has_value:
             raise ValueError(f"search:net needs a bot file with a value head; {policy.name} has none")
         if engine not in ("auto", "native", "python"):
@@ -96,6 +96,13 @@ class NetSearchBot(TreeSearch):
         (its file's ``reward``), so that the deal's end and the value head's estimates are paid alike."""
         if self.stake not in STAKES:
             raise ValueError(f"a stake is one of {', '.join(STAKES)}, got {self.stake!r}")
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore is a share from 0 to 1, got {explore!r}")
+        self.explore = explore
+        """The share of the root's priors spread evenly over its moves (the rest the network's): 0 by default.  The
+        shipped policies are sure of their move, so PUCT gives the others a few playouts of 100,000 and a search
+        ten times as long keeps the same move (``benchmarks/search_time.py``); a share here makes the root weigh
+        every move, and its move then changes with time, but at 300 ms 0.5 loses to 0 (benchmarks/RESULTS.md)."""
         self.batch, self.c_puct = batch or (MODEL_BATCH if opponents else BATCH), c_puct
         self.rng = random.Random(seed)
         self.name = (f"search-{'model' if opponents else 'net'}-{self.budget.label}"
@@ -114,7 +121,8 @@ class NetSearchBot(TreeSearch):
                              f"this game is {view.rules.describe()}")
         if self.native:
             search = _native.NetSearch(*view_fields(view), self.rng.getrandbits(64), self.c_puct,
-                                       self.encoder.universal, self.opponents, self.stake == "fool")
+                                       self.encoder.universal, self.opponents, self.stake == "fool",
+                                       self.explore)
             self.last_playouts = self.budget.spend(self.batch, lambda size: self.native_batch(search, size))
             self.last_visits = search.root_visits()
             return search.best(list(legal))
@@ -154,7 +162,8 @@ class NetSearchBot(TreeSearch):
                 leaf = path[-1]
                 if leaf.priors is None:  # two playouts of a batch may reach the same new node
                     total = float(sum(probs[row][a] for a in legal)) or 1.0
-                    leaf.priors = {a: float(probs[row][a]) / total for a in legal}
+                    even = self.explore if leaf is root else 0.0
+                    leaf.priors = {a: (1 - even) * float(probs[row][a]) / total + even / len(legal) for a in legal}
                 results[i] = self.spread(float(head[row]), game.to_act, game.n)
             going = [i for i in asking if results[i] is None]
             for i in going:

@@ -420,16 +420,19 @@ NB_MODULE(_native, m) {
                             int stock_size, const std::vector<int>& hand_sizes, const std::vector<Mask>& known,
                             int64_t discard, const std::vector<std::vector<int>>& out_groups, int attacker,
                             int defender, int opener, int passed, bool taking, int bouts, int first_seat, uint64_t seed,
-                            double c_puct, bool universal, bool opponents, bool fool_stake) {
+                            double c_puct, bool universal, bool opponents, bool fool_stake, double explore) {
             View v = view_from(rules, seat, hand, attacks, defences, trump_card, stock_size, hand_sizes, known,
                                discard, out_groups, attacker, defender, opener, passed, taking, bouts, first_seat);
             if (!(c_puct >= 0)) throw std::invalid_argument("c_puct must be >= 0");
+            if (!(explore >= 0 && explore <= 1)) throw std::invalid_argument("explore must be from 0 to 1");
             new (ns) NetSearch(v, seed, c_puct, universal, opponents, fool_stake);
+            ns->explore = explore;
         }, nb::arg("rules"), nb::arg("seat"), nb::arg("hand"), nb::arg("attacks"), nb::arg("defences"),
            nb::arg("trump_card"), nb::arg("stock_size"), nb::arg("hand_sizes"), nb::arg("known"), nb::arg("discard"),
            nb::arg("out_groups"), nb::arg("attacker"), nb::arg("defender"), nb::arg("opener"), nb::arg("passed"),
            nb::arg("taking"), nb::arg("bouts"), nb::arg("first_seat"), nb::arg("seed"), nb::arg("c_puct"),
-           nb::arg("universal"), nb::arg("opponents") = false, nb::arg("fool_stake") = false)
+           nb::arg("universal"), nb::arg("opponents") = false, nb::arg("fool_stake") = false,
+           nb::arg("explore") = 0.0)
         .def("descend_batch", [](NetSearch& ns, int size, Rows<float> obs, Rows<int8_t> mask) {
             if (size < 1 || obs.shape(0) < static_cast<size_t>(size) || mask.shape(0) < static_cast<size_t>(size) ||
                 obs.shape(1) != static_cast<size_t>(ns.obs_size) || mask.shape(1) != static_cast<size_t>(ns.num_actions))

@@ -347,6 +347,7 @@ struct NetSearch {
     bool universal;
     bool opponents;  // the other seats play the network's move for their own hand in each world, not the tree's
     bool fool_stake;  // a deal's end pays the fool's stake (staked), not the placings
+    double explore = 0.0;  // the root's priors: this share spread evenly over its moves, the rest the network's
     int obs_size, num_actions;
 
     NetSearch(const View& v, uint64_t seed, double c, bool universal_layout, bool model_opponents = false,
@@ -505,7 +506,9 @@ struct NetSearch {
                 if (total == 0.0) total = 1.0;
                 node.prior_start = static_cast<int>(priors.size());
                 node.prior_count = count;
-                for (int k = 0; k < count; ++k) priors.emplace_back(g.legal[k], p[g.legal[k]] / total);
+                double even = leaf.path.back() == 0 ? explore : 0.0;
+                for (int k = 0; k < count; ++k)
+                    priors.emplace_back(g.legal[k], (1 - even) * p[g.legal[k]] / total + even / count);
             }
             double value = values[leaf.row];  // NetSearchBot.spread
             for (int s = 0; s < g.n; ++s) leaf.rewards[s] = s == g.to_act ? value : -value / (g.n - 1);

@@ -1,8 +1,11 @@
-"""benchmarks/equal_time.py: a match counts only the batches of the policy shipped now, searched on this engine."""
+"""benchmarks/equal_time.py: a match counts only the batches of the policy shipped now, searched on this engine;
+benchmarks/search_time.py, which asks whether more time changes the search's move."""
 
 import json
 import sys
 from pathlib import Path
+
+import pytest
 
 from baselines import shipped_bot
 from baselines.policy_file import bot_digest
@@ -51,3 +54,18 @@ def test_a_larger_tables_match_counts_its_own_familys_policy_and_bounds_the_fool
             {**batch(podkidnoy, a_fools=9), "match": "tournament-4-1ms"}]
     s = summary("tournament-4-1ms", rows)
     assert s["games"] == 20 and s["share"] == 0.85 and s["seats"] == 4
+
+
+def test_search_time_counts_how_often_a_longer_search_keeps_its_move(capsys):
+    import search_time
+
+    assert search_time.main(["--positions", "3", "--short", "0.01", "--long", "0.02"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out[:3]] == ["position 0", "position 1", "position 2"]
+    assert "choose the same move in" in out[3] and out[3].count(" of 3") == 2
+    assert search_time.main(["--positions", "0", "--short", "0.002", "--games", "4", "--explore", "0.5"]) == 0
+    match = capsys.readouterr().out
+    assert "explore 0.5 against 0 at 0.002 s a move: not the fool in" in match and "of 4 games" in match
+    with pytest.raises(SystemExit) as stop:
+        search_time.main(["--short", "2", "--long", "1"])
+    assert stop.value.code == 2

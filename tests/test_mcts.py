@@ -189,6 +189,29 @@ def test_the_network_search_beats_the_policy_it_is_built_on():
     assert report.head_to_head["a_not_fool"] > 0.55, report.table()
 
 
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_explore_spreads_the_roots_playouts_over_every_move(engine):
+    """The policy is sure of its move, so PUCT leaves the others a playout or two; with ``explore`` a share of the
+    root's priors is even, and every move is weighed."""
+    from baselines.netsearch import NetSearchBot
+    from baselines.policy_file import load_bot
+    from baselines import shipped_bot
+
+    policy = load_bot(shipped_bot(Rules()), rules=Rules())
+    views = [g.view(g.to_act) for g in positions_met(Rules(), lambda g: len(g.legal_actions()) >= 4, 6, seed=3)]
+    least = {}
+    for explore in (0.0, 0.5):
+        fewest = []
+        for view in views:
+            bot = NetSearchBot(policy, seed=1, playouts=800, engine=engine, explore=explore)
+            bot.act(view)
+            fewest.append(min(bot.last_visits.get(a, 0) for a in view.legal_actions))
+        least[explore] = min(fewest)
+    assert least[0.0] <= 1 < 5 <= least[0.5], least
+    with pytest.raises(ValueError, match="explore is a share from 0 to 1"):
+        NetSearchBot(policy, explore=1.5)
+
+
 @pytest.mark.parametrize("name, playouts, seconds", [("search:net", None, 0.03), ("search:net:1s", None, 1.0),
                                                     ("search:net:500", 500, None)])
 def test_network_search_names(name, playouts, seconds):
@@ -238,8 +261,8 @@ def certain(policy):
     return policy
 
 
-@pytest.mark.parametrize("opponents", [False, True])
-def test_the_native_network_search_builds_the_python_references_tree(opponents):
+@pytest.mark.parametrize("opponents, explore", [(False, 0.0), (True, 0.0), (False, 0.5)])
+def test_the_native_network_search_builds_the_python_references_tree(opponents, explore):
     """Where no card is hidden (two seats, the stock empty: every world is the same deal) and the network is sure
     of each choice, no random number decides anything, so the native search and the Python reference must grow
     the same tree, round by round: the same playouts through each move at the root."""
@@ -253,7 +276,7 @@ def test_the_native_network_search_builds_the_python_references_tree(opponents):
         view = game.view(game.to_act)
         visits = []
         for engine in ("native", "python"):
-            bot = NetSearchBot(policy, seed=1, playouts=160, engine=engine, opponents=opponents)
+            bot = NetSearchBot(policy, seed=1, playouts=160, engine=engine, opponents=opponents, explore=explore)
             bot.act(view)
             visits.append(bot.last_visits)
         assert visits[0] == visits[1] and sum(visits[0].values()) > 100
