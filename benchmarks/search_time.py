@@ -10,10 +10,13 @@ of the playouts on each search's chosen move.
     python benchmarks/search_time.py --explore 0.5       # the root's priors half even (NetSearchBot.explore)
     python benchmarks/search_time.py --short 0.1 --long 1 --positions 10
     python benchmarks/search_time.py --explore 0.5 --short 0.3 --positions 0 --games 100
+    python benchmarks/search_time.py --positions 200 --targets 400   # what expert iteration learns (seconds)
 
 The positions measure no strength: a move changed may be worse.  ``--games N`` then plays N games of 2-player
 podkidnoy on duplicate deals (each deal twice, the seats swapped) at the short budget, the search with
-``--explore`` against the search without it, and prints how often the first is not the fool.
+``--explore`` against the search without it, and prints how often the first is not the fool.  ``--targets P``
+instead searches each position with P playouts, as ``training.expert`` does for its targets, and says how often
+the search's move is the policy's own most probable one and what share of the playouts that move takes.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from baselines import shipped_bot  # noqa: E402
 from baselines.evaluate import evaluate, wilson  # noqa: E402
 from baselines.netsearch import NetSearchBot  # noqa: E402
 from baselines.policy_file import load_bot  # noqa: E402
+from training.expert import move_shares  # noqa: E402
 from durak_env import Game, Rules  # noqa: E402
 
 
@@ -50,6 +54,21 @@ def positions(rules: Rules, count: int, seed: int) -> list[Game]:
     return found
 
 
+def targets(policy, games: list[Game], playouts: int, explore: float) -> int:
+    """How far expert iteration's targets (the search's move shares at ``playouts``) are from the policy itself."""
+    same, shares = 0, []
+    for game in games:
+        view = game.view(game.to_act)
+        probs, _ = policy.predict(policy.encoder.encode(view)[None], policy.encoder.mask(view)[None])
+        own = max(view.legal_actions, key=lambda a: probs[0][a])
+        search = NetSearchBot(policy, seed=1, playouts=playouts, explore=explore)
+        same += search.act(view) == own
+        shares.append(float(move_shares(search, policy.encoder.num_actions)[own]))
+    print(f"search_time: at {playouts} playouts (explore {explore:g}) the search's move is the policy's own in {same} "
+          f"of {len(games)} positions; that move takes {sum(shares) / len(shares):.3f} of the playouts on average")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--positions", type=int, default=25)
@@ -57,12 +76,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--long", type=float, default=10.0, help="seconds a move of the long search")
     p.add_argument("--explore", type=float, default=0.0, help="NetSearchBot.explore: the root's even share")
     p.add_argument("--games", type=int, default=0, help="then a match at the short budget: --explore against 0")
+    p.add_argument("--targets", type=int, default=0, help="playouts of expert iteration's searches (0: time them)")
     p.add_argument("--seed", type=int, default=11)
     args = p.parse_args(argv)
-    if args.positions < 0 or args.games < 0 or not 0 < args.short <= args.long or not 0 <= args.explore <= 1:
-        p.error("--positions and --games at least 0, 0 < --short <= --long, --explore from 0 to 1")
+    if args.positions < 0 or args.games < 0 or args.targets < 0 or not 0 < args.short <= args.long or not 0 <= args.explore <= 1:
+        p.error("--positions, --games and --targets at least 0, 0 < --short <= --long, --explore from 0 to 1")
     rules = Rules()
     policy = load_bot(shipped_bot(rules), rules=rules)
+    if args.targets:
+        return targets(policy, positions(rules, args.positions, args.seed), args.targets, args.explore)
     agree = kept = 0
     for i, game in enumerate(positions(rules, args.positions, args.seed)):
         view = game.view(game.to_act)

@@ -66,6 +66,9 @@ def test_search_time_counts_how_often_a_longer_search_keeps_its_move(capsys):
     assert search_time.main(["--positions", "0", "--short", "0.002", "--games", "4", "--explore", "0.5"]) == 0
     match = capsys.readouterr().out
     assert "explore 0.5 against 0 at 0.002 s a move: not the fool in" in match and "of 4 games" in match
+    assert search_time.main(["--positions", "4", "--targets", "40"]) == 0
+    own = capsys.readouterr().out
+    assert "at 40 playouts (explore 0) the search's move is the policy's own in" in own and "of 4 positions" in own
     with pytest.raises(SystemExit) as stop:
         search_time.main(["--short", "2", "--long", "1"])
     assert stop.value.code == 2
