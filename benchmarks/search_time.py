@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--targets", type=int, default=0, help="playouts of expert iteration's searches (0: time them)")
     p.add_argument("--seed", type=int, default=11)
     args = p.parse_args(argv)
-    if args.positions < 0 or args.games < 0 or args.targets < 0 or not 0 < args.short <= args.long or not 0 <= args.explore <= 1:
+    counts = (args.positions, args.games, args.targets)
+    if min(counts) < 0 or not 0 < args.short <= args.long or not 0 <= args.explore <= 1:
         p.error("--positions, --games and --targets at least 0, 0 < --short <= --long, --explore from 0 to 1")
     rules = Rules()
     policy = load_bot(shipped_bot(rules), rules=rules)
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             search = NetSearchBot(policy, seed=seed, seconds=seconds, explore=args.explore)
             move = search.act(view)
             moves.append(move)
-            shares.append(search.last_visits.get(move, 0) / max(1, sum(search.last_visits.values())))
+            shares.append(float(move_shares(search, policy.encoder.num_actions)[move]))
         agree += moves[0] == moves[1]
         kept += moves[0] == moves[2]
         print(f"position {i}: {len(view.legal_actions)} moves; chosen {moves} with "
