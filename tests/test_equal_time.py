@@ -1,15 +1,18 @@
 """benchmarks/equal_time.py: a match counts only the batches of the policy shipped now, searched on this engine;
-benchmarks/search_time.py, which asks whether more time changes the search's move."""
+benchmarks/search_time.py, which asks whether more time changes the search's move; benchmarks/hidden_value.py, which
+asks how much of a deal's result the hidden cards explain."""
 
 import json
 import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from baselines import shipped_bot
 from baselines.policy_file import bot_digest
 from durak_env import Rules
+from durak_env.observation import observation_slices
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -71,4 +74,37 @@ def test_search_time_counts_how_often_a_longer_search_keeps_its_move(capsys):
     assert "at 40 playouts (explore 0) the search's move is the policy's own in" in own and "of 4 positions" in own
     with pytest.raises(SystemExit) as stop:
         search_time.main(["--short", "2", "--long", "1"])
+    assert stop.value.code == 2
+
+
+def test_hidden_value_keeps_the_hidden_cards_and_fits_one_critic_with_them_and_one_without(capsys):
+    import hidden_value
+    import numpy as np
+
+    rules = Rules()
+    policy = hidden_value.load_bot(shipped_bot(rules), rules=rules)
+    data = hidden_value.self_play(policy, 12, seed=3, explore=0.1)
+    # the hidden planes of a 2-player row are the other hand's cards (as many as its size in the observation), then
+    # the stock's
+    other, stock = data["hidden"][:, :36].sum(1), data["hidden"][:, 36:].sum(1)
+    sizes = data["obs"][:, observation_slices(rules)["hand_sizes"]] * 36
+    assert (stock == data["stock"]).all() and np.array_equal(other, sizes[:, 1].round()) and other.max() > 1
+    assert set(np.unique(data["result"])) <= {-1.0, 0.0, 1.0} and len(set(data["deal"])) == 12
+    train = data["deal"] < 10
+    seeing, blind = (hidden_value.fit(data, train, see, 1, seed=0) for see in (True, False))
+    with torch.no_grad():
+        obs, cards = torch.from_numpy(data["obs"][~train]), torch.from_numpy(data["hidden"][~train])
+        assert not torch.allclose(seeing(obs, cards), blind(obs, torch.zeros(cards.shape)))
+        # the hidden planes' weights: learnt by the critic that sees them, at their start in the blind one
+        torch.manual_seed(0)
+        fresh = type(blind)(obs.shape[1], cards.shape[1], [256, 256]).trunk[0].weight[:, obs.shape[1]:]
+        assert torch.equal(blind.trunk[0].weight[:, obs.shape[1]:], fresh)
+        assert not torch.equal(seeing.trunk[0].weight[:, obs.shape[1]:], fresh)
+    assert hidden_value.main(["--games", "40"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("hidden_value: ") and table[1].startswith("| cards in the stock |")
+    rows = {line.split(" | ")[0][2:]: int(line.split(" | ")[1]) for line in table[3:]}
+    assert "all" in rows and sum(n for band, n in rows.items() if band != "all") == rows["all"]
+    with pytest.raises(SystemExit) as stop:
+        hidden_value.main(["--games", "3"])
     assert stop.value.code == 2
