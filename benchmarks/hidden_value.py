@@ -36,8 +36,8 @@ from training.policy import FullCritic  # noqa: E402
 
 LANES = 128
 """Deals played side by side, their decisions asked of the network in one call."""
-STOCK_BANDS = ((0, 0), (1, 6), (7, 16), (17, 52))
-"""The rows of the table: cards left in the stock."""
+STOCK_BANDS = (("0", 0, 0), ("1-6", 1, 6), ("7-16", 7, 16), ("17-52", 17, 52), ("all", 0, 52))
+"""The rows of the table: cards left in the stock, from and to."""
 
 
 def self_play(policy, games: int, seed: int, explore: float) -> dict[str, np.ndarray]:
@@ -132,11 +132,10 @@ def main(argv: list[str] | None = None) -> int:
           "| the policy's value head |")
     print("|---|---|---|---|---|---|")
     stock = data["stock"][held]
-    for low, high in (*STOCK_BANDS, (0, 52)):
+    for band, low, high in STOCK_BANDS:
         rows = (stock >= low) & (stock <= high)
         if rows.any():
             errors = " | ".join(f"{float(((e[rows] - result[rows]) ** 2).mean()):.3f}" for e in estimates)
-            band = "all" if (low, high) == (0, 52) else f"{low}-{high}" if high > low else f"{low}"
             print(f"| {band} | {int(rows.sum())} | {float(result[rows].var()):.3f} | {errors} |")
     return 0
 
