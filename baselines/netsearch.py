@@ -70,6 +70,12 @@ class NetNode:
         self.pending = 0
 
 
+def trained_stake(policy) -> str:
+    """The stake ``policy`` was trained to win (its file's ``reward``; placings where the file names none): what a
+    network search over it backs up unless told another, so ``:fool`` changes nothing for a bot trained on it."""
+    return policy.metadata.get("reward", "placings")
+
+
 class NetSearchBot(TreeSearch):
     """PUCT over dealt worlds with ``policy`` (a ``PolicyBot`` with a value head) for priors and values."""
 
@@ -91,9 +97,9 @@ class NetSearchBot(TreeSearch):
         self.opponents = opponents
         """Whether the other seats play the network's move for their own hand in each world (``search:model``)
         rather than the tree's, chosen over every world alike."""
-        self.stake = stake or policy.metadata.get("reward", "placings")
+        self.stake = stake or trained_stake(policy)
         """What a playout that ends the deal backs up (``staked``): by default what the policy was trained to win
-        (its file's ``reward``), so that the deal's end and the value head's estimates are paid alike."""
+        (``trained_stake``), so that the deal's end and the value head's estimates are paid alike."""
         if self.stake not in STAKES:
             raise ValueError(f"a stake is one of {', '.join(STAKES)}, got {self.stake!r}")
         if not 0.0 <= explore <= 1.0:

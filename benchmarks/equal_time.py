@@ -40,7 +40,8 @@ except ImportError:
 
 from baselines import shipped_bot  # noqa: E402
 from baselines.evaluate import evaluate, wilson  # noqa: E402
-from baselines.policy_file import bot_digest  # noqa: E402
+from baselines.netsearch import trained_stake  # noqa: E402
+from baselines.policy_file import bot_digest, load_bot  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.native import available as native_available  # noqa: E402
 
@@ -111,6 +112,18 @@ def policy_of(match: Match) -> str:
     return bot_digest(shipped_bot(match.rules))
 
 
+@functools.cache
+def replay_of(name: str) -> str | None:
+    """The match ``name`` plays again, or None: a player paid the fool's stake (``:fool``) where the table's
+    shipped bot was trained for it is the plain search (``trained_stake``), and a batch's deals follow from its
+    index, so such a match is the plain one's search on the plain one's deals (the 4-seat 1 s match was once
+    played twice that way)."""
+    match = MATCHES[name]
+    if not match.player.endswith(":fool") or trained_stake(load_bot(shipped_bot(match.rules), match.rules)) != "fool":
+        return None
+    return name.replace("-fool-", "-")
+
+
 def batches(path: Path) -> list[dict]:
     """Every batch played, of any policy (``summary`` keeps those of the policy shipped now)."""
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
@@ -146,7 +159,8 @@ def report(rows: list[dict]) -> str:
             met = "so far above" if s["ci"][0] >= s["target"] else "not yet"
         else:
             met = "met" if s["ci"][0] >= s["target"] else "missed"
-        out.append(f"| {name} | {s['a']} | {s['b']} | {s['games']:,} ({s['wanted']:,}) | {s['share']:.3f} | "
+        again = replay_of(name)
+        out.append(f"| {name}{f' (the search of {again})' if again else ''} | {s['a']} | {s['b']} | {s['games']:,} ({s['wanted']:,}) | {s['share']:.3f} | "
                    f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}] | ≥ {s['target']:.2f}: {met} | "
                    f"{s['a_ms']:.1f} / {s['b_ms']:.1f} |")
     return "\n".join(out)
@@ -166,11 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.batch < 2 or args.batch % 2:
         p.error("--batch must be an even number of at least 2")
+    for name in args.match or []:
+        if replay_of(name):
+            p.error(f"{name} would play {replay_of(name)} again: the bot shipped for its table was trained for the "
+                    f"fool's stake, which its search is paid without :fool; play --match {replay_of(name)}")
     log = Path(args.out + ".jsonl")
     rows = batches(log)
     played_now = 0
     started = time.time()
-    for name in ([] if args.report else args.match or list(MATCHES)):
+    for name in ([] if args.report else args.match or [m for m in MATCHES if not replay_of(m)]):
         match = MATCHES[name]
         policy = policy_of(match)
         a = match.player

@@ -17,7 +17,7 @@ from durak_env.observation import observation_slices
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from equal_time import MATCHES, SEARCH, batches, summary  # noqa: E402
+from equal_time import MATCHES, SEARCH, batches, main, replay_of, report, summary  # noqa: E402
 
 
 def batch(policy: str, a_fools: int, games: int = 20) -> dict:
@@ -57,6 +57,26 @@ def test_a_larger_tables_match_counts_its_own_familys_policy_and_bounds_the_fool
             {**batch(podkidnoy, a_fools=9), "match": "tournament-4-1ms"}]
     s = summary("tournament-4-1ms", rows)
     assert s["games"] == 20 and s["share"] == 0.85 and s["seats"] == 4
+
+
+def test_a_fool_match_that_would_replay_the_plain_one_is_refused_and_marked(tmp_path, capsys):
+    """``:fool`` pays the search the fool's stake; where the table's bot was trained for it (its file's reward) the
+    plain search is paid it already, so the match is the plain one again: asked for, it is refused and plays
+    nothing, and in the report it names the match it repeats."""
+    assert replay_of("tournament-4-fool-1s") == "tournament-4-1s"  # tournament.onnx: reward fool
+    assert replay_of("perevodnoy-6-fool-30ms") is None  # perevodnoy-6.onnx names no reward: placings
+    assert replay_of("tournament-4-1s") is None and replay_of("30ms") is None
+    out = tmp_path / "et"
+    with pytest.raises(SystemExit) as stopped:
+        main(["--match", "tournament-4-fool-30ms", "--batch", "2", "--out", str(out)])
+    assert stopped.value.code == 2 and "play --match tournament-4-30ms" in capsys.readouterr().err
+    assert not (tmp_path / "et.jsonl").exists() and not (tmp_path / "et.md").exists()
+    family = bot_digest(shipped_bot(MATCHES["tournament-4-1s"].rules))
+    rows = [{**batch(family, a_fools=1), "match": name} for name in ("tournament-4-fool-1s", "perevodnoy-6-fool-1s")]
+    rows[1]["policy"] = bot_digest(shipped_bot(MATCHES["perevodnoy-6-1s"].rules))
+    table = report(rows)
+    assert "| tournament-4-fool-1s (the search of tournament-4-1s) |" in table
+    assert "| perevodnoy-6-fool-1s | search:net:1s:fool |" in table
 
 
 def test_search_time_counts_how_often_a_longer_search_keeps_its_move(capsys):
