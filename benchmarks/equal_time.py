@@ -159,8 +159,8 @@ def report(rows: list[dict]) -> str:
             met = "so far above" if s["ci"][0] >= s["target"] else "not yet"
         else:
             met = "met" if s["ci"][0] >= s["target"] else "missed"
-        again = replay_of(name)
-        out.append(f"| {name}{f' (the search of {again})' if again else ''} | {s['a']} | {s['b']} | {s['games']:,} ({s['wanted']:,}) | {s['share']:.3f} | "
+        again = f" (the search of {replay_of(name)})" if replay_of(name) else ""
+        out.append(f"| {name}{again} | {s['a']} | {s['b']} | {s['games']:,} ({s['wanted']:,}) | {s['share']:.3f} | "
                    f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}] | ≥ {s['target']:.2f}: {met} | "
                    f"{s['a_ms']:.1f} / {s['b_ms']:.1f} |")
     return "\n".join(out)
