@@ -30,7 +30,7 @@ import functools
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 try:  # the installed package (a wheel) when there is one, else this checkout's source
@@ -121,7 +121,8 @@ def replay_of(name: str) -> str | None:
     match = MATCHES[name]
     if not match.player.endswith(":fool") or trained_stake(load_bot(shipped_bot(match.rules), match.rules)) != "fool":
         return None
-    return name.replace("-fool-", "-")
+    plain = replace(match, player=match.player.removesuffix(":fool"))
+    return next((other for other, m in MATCHES.items() if m == plain), None)
 
 
 def batches(path: Path) -> list[dict]:
@@ -159,7 +160,7 @@ def report(rows: list[dict]) -> str:
             met = "so far above" if s["ci"][0] >= s["target"] else "not yet"
         else:
             met = "met" if s["ci"][0] >= s["target"] else "missed"
-        again = f" (the search of {replay_of(name)})" if replay_of(name) else ""
+        again = f" (the search of {plain})" if (plain := replay_of(name)) else ""
         out.append(f"| {name}{again} | {s['a']} | {s['b']} | {s['games']:,} ({s['wanted']:,}) | {s['share']:.3f} | "
                    f"[{s['ci'][0]:.3f}, {s['ci'][1]:.3f}] | ≥ {s['target']:.2f}: {met} | "
                    f"{s['a_ms']:.1f} / {s['b_ms']:.1f} |")
@@ -181,9 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.batch < 2 or args.batch % 2:
         p.error("--batch must be an even number of at least 2")
     for name in args.match or []:
-        if replay_of(name):
-            p.error(f"{name} would play {replay_of(name)} again: the bot shipped for its table was trained for the "
-                    f"fool's stake, which its search is paid without :fool; play --match {replay_of(name)}")
+        if plain := replay_of(name):
+            p.error(f"{name} would play {plain} again: the bot shipped for its table was trained for the fool's "
+                    f"stake, which its search is paid without :fool; play --match {plain}")
     log = Path(args.out + ".jsonl")
     rows = batches(log)
     played_now = 0
