@@ -33,7 +33,8 @@ except PackageNotFoundError:  # run from a source tree that was never installed
 
 _LAZY = {"env": "environment", "raw_env": "environment", "DurakEnv": "environment", "make_rules": "environment",
          "ObservationEncoder": "observation", "observation_slices": "observation",
-         "OBSERVATION_VERSION": "observation", "DurakGymEnv": "gym_env"}
+         "OBSERVATION_VERSION": "observation", "DurakGymEnv": "gym_env",
+         "parallel_env": "parallel", "DurakParallelEnv": "parallel"}
 
 
 def __getattr__(name: str):
@@ -57,6 +58,7 @@ __all__ = [
     "decode_action", "encode_action", "num_actions", "parse_cards",
 ]
 """The engine's names, bound at import.  ``env``, ``raw_env``, ``DurakEnv``, ``ObservationEncoder``,
-``observation_slices``, ``OBSERVATION_VERSION`` and ``DurakGymEnv`` are here too, loaded on first use
-(they need numpy and gymnasium): ``durak_env.environment``, ``durak_env.observation`` and
-``durak_env.gym_env`` document them."""
+``observation_slices``, ``OBSERVATION_VERSION``, ``DurakGymEnv``, ``parallel_env`` and ``DurakParallelEnv`` are
+here too, loaded on first use
+(they need numpy and gymnasium): ``durak_env.environment``, ``durak_env.observation``,
+``durak_env.gym_env`` and ``durak_env.parallel`` document them."""

@@ -9,8 +9,12 @@ the seats of a final draw.
 
 A position where the acting seat has exactly one legal move (a take with no
 card that beats, a "done" with nothing to add) is played automatically when
-``auto_play_forced`` is on (the default); ``infos[agent]["auto_played"]`` lists
-those moves as ``(agent, action)`` pairs since the last ``step``.
+``auto_play_forced`` is on (the default); ``env.forced_moves`` lists those moves as
+``(agent, action)`` pairs since the last ``reset`` or ``step``.
+
+``infos[agent]`` is ``{}`` from ``reset`` on, as in PettingZoo's classic games, so that libraries that store or
+tensorize infos (TorchRL, Tianshou) see one fixed structure; only an illegal move under ``env()`` fills the
+info of the seat that tried it (``refusal``, ``refusal_reason``, ``illegal_action``), and that ends the deal.
 
 A deal without a bout cap can cycle forever under some play (three seats that
 always take); ``max_moves`` (``loop.MOVE_LIMIT``, 10,000 by default, about 90
@@ -91,6 +95,9 @@ class DurakEnv(AECEnv):
         self.game: Game | NativeGame | None = None
         self._native = False
         """Whether the deal is played by the native engine (``durak_env.native.new_game``)."""
+        self.forced_moves: list[tuple[str, int]] = []
+        """The moves the environment played itself (``auto_play_forced``) since the last reset or step, as
+        ``(agent, action)`` pairs: public moves, which every seat saw."""
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -126,8 +133,7 @@ class DurakEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {"auto_played": []} for a in self.agents}
-        self._told = False
+        self.infos = {a: {} for a in self.agents}
         self._after_move()
 
     def step(self, action: int) -> None:
@@ -143,18 +149,15 @@ class DurakEnv(AECEnv):
             self.render()
 
     def _after_move(self) -> None:
-        """Forced moves, the infos that report them, the end of the deal or the next agent."""
+        """Forced moves (``forced_moves``), the end of the deal or the next agent."""
         game, forced = self.game, []
         limit = sys.maxsize if self.max_moves is None else self.max_moves
         if self.auto_play_forced:
             self.moves, end = settle(game, self.moves, limit, played=forced)
         else:
             end = ending(game, self.moves, limit)
-        if forced or self._told:  # the infos change only when there is something (new) to report
-            agents = self.possible_agents
-            for a in self.agents:
-                self.infos[a] = {"auto_played": [(agents[seat], action) for seat, action in forced]}
-            self._told = bool(forced)
+        agents = self.possible_agents
+        self.forced_moves = [(agents[seat], action) for seat, action in forced]
         if end == ENDED:
             for a, r in zip(self.possible_agents, game.result.rewards()):
                 self.rewards[a] = r

@@ -13,7 +13,9 @@ one legal move), until the learner has a real choice or the deal ends.
 
 Observations and actions are the AEC environment's: ``{"observation": float32,
 "action_mask": int8}`` and ``Discrete(3D + 2)``.  The mask is also in
-``info["action_mask"]`` and ``action_masks()`` (sb3-contrib's convention).  The
+``info["action_mask"]`` and ``action_masks()`` (sb3-contrib's convention); the last observation of an
+episode, which has no decision, allows every action (``ObservationEncoder.idle_mask``), so that a masked
+sampler stays defined on it.  The
 reward comes at the end: the learner's ``Result.rewards()`` entry.  An illegal
 action ends the episode with -1 (``illegal_action="lose"``, what unmasked
 learners need; ``info["refusal"]`` says why, a ``Refusal`` code, and ``info["refusal_reason"]`` in words) or raises
@@ -141,9 +143,8 @@ class DurakGymEnv(gymnasium.Env):
 
     def _observation(self) -> dict[str, np.ndarray]:
         view = self.game.view(self.seat)
-        self._mask = self.encoder.mask(view)
-        if self._truncated() or self._lost_by_illegal:
-            self._mask[:] = 0
+        over = self._ending != PLAYING or self._lost_by_illegal
+        self._mask = self.encoder.idle_mask() if over else self.encoder.mask(view)
         return {"observation": self.encoder.encode(view), "action_mask": self._mask.copy()}
 
     def _info(self) -> dict[str, Any]:

@@ -230,6 +230,13 @@ class ObservationEncoder:
         out[list(view.legal_actions)] = 1
         return out
 
+    def idle_mask(self) -> np.ndarray:
+        """The mask the batched faces give a seat with no decision to make (the deal is over, or another seat is
+        to act): every action allowed, as Pgx marks a terminal state's and TorchRL a waiting agent's, so that a
+        masked sampler run over the whole batch stays defined (an all-zero row is a softmax of -inf, NaN).  The
+        action chosen there is never played."""
+        return np.ones(self.num_actions, dtype=np.int8)
+
     def mask_game(self, game: Game, seat: int) -> np.ndarray:
         """``mask(game.view(seat))`` without building the view (a fresh array: callers keep masks)."""
         mask = np.zeros(self.num_actions, dtype=np.int8)

@@ -5,6 +5,7 @@
 
     gymnasium.make("durak_env/Durak-v0", rules="podkidnoy", opponents="heuristic")
     pettingzoo.make("aec", "durak_env/Durak-v0", rules="perevodnoy")
+    pettingzoo.make("parallel", "durak_env/Durak-v0", rules="perevodnoy")
 
 The Gymnasium environment seats bots by name ("heuristic", "search:fast", "trained")
 without importing the bots package, which sits a layer above it: a package offers a
@@ -40,7 +41,7 @@ def make_named_bot(spec: str, rules: Any = None, seed: int | None = None):
 
 
 def register_envs() -> None:
-    """Register ``ENV_ID`` in Gymnasium's registry (single-agent) and PettingZoo's (AEC); idempotent."""
+    """Register ``ENV_ID`` in Gymnasium's registry (single-agent) and PettingZoo's (AEC and parallel); idempotent."""
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:
@@ -52,3 +53,4 @@ def register_envs() -> None:
         return
     if hasattr(pettingzoo, "register") and ENV_ID not in pettingzoo.aec_registry:  # the registry is new in 1.27
         pettingzoo.register("aec", ENV_ID, entry_point="durak_env.environment:env")
+        pettingzoo.register("parallel", ENV_ID, entry_point="durak_env.parallel:parallel_env")

@@ -241,8 +241,9 @@ class DurakVectorEnv(VectorEnv):
     ``"random"``, drawn per deal), bots at the other seats (names, bot objects, or one per other seat, as
     ``DurakGymEnv`` takes them).  Observations are ``{"observation": float32 [N, size], "action_mask": int8
     [N, actions]}``; the learner's reward comes when its deal ends.  Autoreset happens in the same step
-    (``AutoresetMode.SAME_STEP``): an ended deal's last observation is in ``infos["final_obs"]`` and the
-    returned observation is the new deal's first.  Equal to ``num_envs`` ``DurakGymEnv``s, batched.  The deals
+    (``AutoresetMode.SAME_STEP``): an ended deal's last observation is in ``infos["final_obs"]`` (its mask the
+    idle one, ``ObservationEncoder.idle_mask``: no decision is left) and the returned observation is the new
+    deal's first.  Equal to ``num_envs`` ``DurakGymEnv``s, batched.  The deals
     are native games where the native engine is built (``engine="python"``: the reference's)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -320,8 +321,7 @@ class DurakVectorEnv(VectorEnv):
             end = self._play_bots(i, core.moves[i] + 1)
             if end != PLAYING:
                 learner = self.learner[i]
-                final[i] = {"observation": core.observe(game, learner),
-                            "action_mask": core.encoder.mask_game(game, learner)}
+                final[i] = {"observation": core.observe(game, learner), "action_mask": core.encoder.idle_mask()}
                 rewards[i] = game.result.rewards()[learner] if end == ENDED else 0.0
                 terminated[i], truncated[i] = end == ENDED, end == CUT
                 core.games[i] = core.new_deal(i)

@@ -15,6 +15,18 @@ if os.environ.get("CI") or Path(__file__).resolve().parent.parent.name == "mutan
 
 
 @pytest.fixture
+def quiet():
+    """Warnings off for the test: outside libraries' notes about themselves (TorchRL was tested with another
+    PettingZoo, pufferlib uses a torch check torch deprecates) and PettingZoo's checks, which reset with a dummy
+    option on purpose.  A module asks for it with ``pytestmark = pytest.mark.usefixtures("quiet")``."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.fixture
 def ctrl_c_handled():
     """Python's own Ctrl-C handler in this process for the test: a test run started in the background of a script
     (``cmd &`` without job control, as some CI runners start it) begins with Ctrl-C ignored, and a Ctrl-C that the

@@ -156,3 +156,39 @@ def test_pettingzoo_registry_makes_the_aec_env():
     env = pettingzoo.make("aec", "durak_env/Durak-v0", rules="perevodnoy")
     env.reset(seed=1)
     assert env.unwrapped.rules == Rules.preset("perevodnoy")
+
+
+def masked_sample(mask, rng) -> int:
+    """A masked sampler as learners write one: a softmax over the allowed actions (NaN if none is allowed)."""
+    logits = np.where(np.asarray(mask) == 1, 0.0, -np.inf)
+    p = np.exp(logits - logits.max())
+    return int(rng.choice(len(p), p=p / p.sum()))
+
+
+def test_an_episodes_last_observation_has_the_idle_mask_a_masked_sampler_can_use():
+    """PufferLib's emulation and Gymnasium's next-step autoreset hand the last observation to the policy, which
+    samples on it before the reset: an all-zero mask there made a masked sampler fail.  The last observation of
+    an ended, cut off or illegal-ended episode allows every action; none is played."""
+    rng = np.random.default_rng(0)
+    for env, mode in [(DurakGymEnv("podkidnoy", opponents="random"), "ended"),
+                      (DurakGymEnv("podkidnoy", opponents="random", max_moves=6), "cut"),
+                      (DurakGymEnv("podkidnoy", opponents="random"), "illegal")]:
+        obs, info = env.reset(seed=1)
+        done = False
+        while not done:
+            legal = obs["action_mask"]
+            assert 0 < legal.sum() < len(legal)  # a real decision: its own legal moves
+            action = int(np.flatnonzero(legal == 0)[0]) if mode == "illegal" else masked_sample(legal, rng)
+            obs, reward, term, trunc, info = env.step(action)
+            done = term or trunc
+        assert (term, trunc) == ((True, False) if mode != "cut" else (False, True))
+        assert obs["action_mask"].all() and info["action_mask"].all() and env.action_masks().all()
+        masked_sample(obs["action_mask"], rng)
+    vec = gymnasium.make_vec("durak_env/Durak-v0", num_envs=2, vectorization_mode="sync", opponents="random")
+    obs, info = vec.reset(seed=0)
+    ends = 0
+    for _ in range(300):  # every row sampled, the last observations included (next-step autoreset)
+        obs, _, term, trunc, info = vec.step(np.array([masked_sample(m, rng) for m in obs["action_mask"]]))
+        ends += int(np.sum(term | trunc))
+    vec.close()
+    assert ends >= 2

@@ -121,6 +121,7 @@ def test_the_gymnasium_vector_env_plays_the_learner_seat_against_bots():
         obs, reward, term, trunc, info = envs.step(actions)
         for i in np.flatnonzero(term):
             assert info["_final_obs"][i] and info["final_obs"][i]["observation"].shape == (309,)
+            assert info["final_obs"][i]["action_mask"].all()  # no decision left: the idle mask, samplable
             rewards.append(reward[i])
         finished += int(term.sum())
     assert finished > 5 and set(rewards) <= {-1.0, 0.0, 1.0}
