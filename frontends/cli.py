@@ -224,13 +224,16 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _load_config(args: argparse.Namespace):
-    """The config that ``--config`` names, with ``--total-steps`` and ``--seed`` applied, checked."""
+    """The config that ``--config`` names, with ``--total-steps``, ``--time-budget`` and ``--seed`` applied,
+    checked."""
     from training.config import ConfigError, TrainConfig
 
     try:
         cfg = TrainConfig.load(args.config)
         if args.total_steps is not None:
             cfg.total_steps = args.total_steps
+        if args.time_budget is not None:
+            cfg.time_budget = args.time_budget
         if args.seed is not None:
             cfg.seed = args.seed
         cfg.validate()
@@ -411,6 +414,8 @@ def _train_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint")
     p.add_argument("--run-dir", help="where to write the run (default: runs/<config>-<time>)")
     p.add_argument("--total-steps", type=int, help="override the config's total_steps")
+    p.add_argument("--time-budget", type=float, metavar="MINUTES", help="override the config's time_budget (the "
+                                                                        "run's minutes, teacher games included)")
     p.add_argument("--seed", type=int, help="override the config's seed")
     p.add_argument("--backend", default="torch", help="torch (this package's PPO, default), ray (the same PPO with "
                                                       "its rollout workers as Ray actors, on a cluster) or rllib "

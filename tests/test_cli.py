@@ -62,6 +62,8 @@ CASES = [
     (["train", "--config", "{d}/text.yaml"], "not valid YAML"),
     (["train", "--config", "{d}/binary.yaml"], "config"),
     (["train", "--config", str(TINY), "--total-steps", "0"], "total_steps"),
+    (["train", "--config", str(TINY), "--time-budget", "0"], "time_budget"),
+    (["train", "--config", str(TINY), "--time-budget", "soon"], "invalid float"),
     (["train", "--resume", "{d}/run"], "not a run folder"),
     (["train", "--resume", "{d}/nowhere"], "not a run folder"),
     (["train", "--backend", "tf", "--config", str(TINY)], "unknown backend"),

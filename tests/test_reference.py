@@ -16,12 +16,14 @@ from training.reference.harness import run
 pytestmark = pytest.mark.usefixtures("quiet")
 
 
-@pytest.mark.parametrize("algorithm", ["dmc", "dqn", "nfsp", "ppo"])
+@pytest.mark.parametrize("algorithm", ["dmc", "dqn", "dqn-marl", "nfsp", "ppo"])
 def test_a_short_run_writes_its_curve_and_a_bot_that_plays_legally_then_resumes(algorithm, tmp_path):
     lines = []
     curve = run(algorithm, minutes=0.06, run_dir=tmp_path, seed=3, eval_every=0.03, eval_games=20, log=lines.append)
-    assert [p["games"] for p in curve] == [20, 20] and len(lines) == 2
-    assert curve[1]["decisions"] > curve[0]["decisions"] > 0 and curve[1]["minutes"] >= 0.06 - 1e-6
+    # A stretch ends at the first check past its time, so a slow one may take the whole budget in one point.
+    assert 1 <= len(curve) <= 2 and len(lines) == len(curve) and all(p["games"] == 20 for p in curve)
+    assert curve[-1]["minutes"] >= 0.06 - 1e-6 and curve[0]["decisions"] > 0
+    assert all(a["decisions"] < b["decisions"] and a["minutes"] < b["minutes"] for a, b in zip(curve, curve[1:]))
     assert all(0 <= p["ci"][0] <= p["not_fool"] <= p["ci"][1] <= 1 for p in curve)
     stored = [json.loads(line) for line in (tmp_path / "curve.jsonl").read_text().splitlines()]
     assert stored == curve
@@ -32,9 +34,9 @@ def test_a_short_run_writes_its_curve_and_a_bot_that_plays_legally_then_resumes(
         action = bot.act(game.view(game.to_act))
         assert action in game.legal_actions()
         game.step(action)
-    more = run(algorithm, minutes=0.09, run_dir=tmp_path, seed=3, eval_every=0.03, eval_games=20, resume=True,
-               log=lines.append)
-    assert len(more) == 3 and more[:2] == curve and more[2]["decisions"] > curve[1]["decisions"]
+    more = run(algorithm, minutes=curve[-1]["minutes"] + 0.03, run_dir=tmp_path, seed=3, eval_every=0.03,
+               eval_games=20, resume=True, log=lines.append)
+    assert len(more) == len(curve) + 1 and more[:-1] == curve and more[-1]["decisions"] > curve[-1]["decisions"]
     with pytest.raises(ValueError, match="already holds a run"):
         run(algorithm, minutes=0.06, run_dir=tmp_path, seed=3)
     with pytest.raises(ValueError, match="seed"):

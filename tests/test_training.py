@@ -52,6 +52,7 @@ def test_training_runs_resumes_and_exports(tiny_run):
     assert (tiny_run / "bot.onnx").exists() and (tiny_run / "learning_curve.png").exists()
     evals = [json.loads(line) for line in (tiny_run / "evals.jsonl").read_text().splitlines()]
     assert [e["update"] for e in evals] == [2, 4]
+    assert 0 < evals[0]["minutes"] <= evals[1]["minutes"] <= ckpt["seconds"] / 60  # the run's wall clock, resumed
     assert list((tiny_run / "tb").iterdir())
 
 

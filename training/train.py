@@ -422,9 +422,11 @@ class RunLog:
                                  elapsed=clock.elapsed(), enabled=self.show)
 
     def evaluation(self, state: RunState, results: list[dict]) -> None:
-        """One evaluation's rows (a row per table) into TensorBoard (``eval/...``, or ``eval/<table>/...`` for a
+        """One evaluation's rows (a row per table; ``minutes``: the run's wall clock at its checkpoint, the warm start
+        and earlier evaluations included) into TensorBoard (``eval/...``, or ``eval/<table>/...`` for a
         policy for any rules), ``evals.jsonl`` and the learning curve."""
-        rows = [{"update": state.update, "global_step": state.global_step, **result} for result in results]
+        rows = [{"update": state.update, "global_step": state.global_step, "minutes": round(state.seconds / 60, 3),
+                 **result} for result in results]
         state.evals += rows
         for row in rows:
             where = f"eval/{row['table']}/" if self.cfg.universal else "eval/"

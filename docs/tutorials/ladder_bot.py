@@ -1,7 +1,7 @@
 """Write a bot and put it on the ladder: LowestCardBot (lowest_card.py, beside this file) against the bots
 everyone knows, then rated on the ladder (Bradley-Terry on the Elo scale, random = 1000).
 
-    PYTHONPATH=docs/tutorials python docs/tutorials/ladder_bot.py          # a few minutes
+    PYTHONPATH=docs/tutorials python docs/tutorials/ladder_bot.py          # about 11 s here
     PYTHONPATH=docs/tutorials python docs/tutorials/ladder_bot.py --tiny   # the tests run this
 
 A bot of your own is named ``py:<module>.<Class>`` wherever a bot is named: ``durak eval``, ``durak play

@@ -15,19 +15,22 @@ that HeuristicBot and the ladder's bots did not shape them:
 
 * ``dmc``: Deep Monte-Carlo, DouZero's method: a Q-network over state-action features fitted to Monte-Carlo
   returns of epsilon-greedy self-play, on the native self-play vector core (``training.reference.dmc``).
-* ``dqn``: Tianshou's DQN at one seat against Tianshou's masked random player, through its ``PettingZooEnv``
+* ``dqn``: Tianshou's DQN at one seat against the random player, on the Gymnasium environment
   (``training.reference.dqn``).
+* ``dqn-marl``: Tianshou's DQN as its tic-tac-toe example sets up a two-player game: ``PettingZooEnv``, the
+  learner at ``player_0`` and Tianshou's masked random player at the other seat.
 * ``nfsp``: OpenSpiel's PyTorch NFSP in self-play on ``python_durak`` (``training.reference.nfsp``).
 * ``ppo``: sb3-contrib's MaskablePPO on the Gymnasium environment against the random player
   (``training.reference.ppo``).
 
 ``decisions`` in a curve counts the moves chosen by the networks being trained: every seat's in self-play
-(``dmc``, ``nfsp``), the learner's alone where it meets the random player (``dqn``, ``ppo``).
+(``dmc``, ``nfsp``), the learner's alone where it meets the random player (``dqn``, ``dqn-marl``, ``ppo``).
 """
 
 ALGORITHMS = {
     "dmc": "training.reference.dmc:DeepMonteCarlo",
     "dqn": "training.reference.dqn:TianshouDQN",
+    "dqn-marl": "training.reference.dqn:TianshouMultiAgentDQN",
     "nfsp": "training.reference.nfsp:OpenSpielNFSP",
     "ppo": "training.reference.ppo:MaskablePPOLearner",
 }

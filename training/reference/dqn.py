@@ -1,7 +1,15 @@
-"""DQN by Tianshou, as its tic-tac-toe example trains it: ``PettingZooEnv`` over ``durak_env.env()``, the DQN
-learner at one seat and Tianshou's masked random player at the other, epsilon-greedy collection into its
-replay buffer, n-step returns and a target network.  The learner sits at ``player_0``; who leads the first
-bout is the rules' (the lowest trump), so it plays both roles."""
+"""DQN by Tianshou, two ways.
+
+* ``TianshouDQN`` (``dqn``): Tianshou's single-agent DQN on the Gymnasium environment, the learner at a random
+  seat against the random player, so that each transition runs from one of the learner's decisions to its next
+  (the random player's moves happen inside the step).  Tianshou reads an action mask from ``obs.mask``, so a
+  three-line observation wrapper (``TianshouObservation``) renames the keys.
+* ``TianshouMultiAgentDQN`` (``dqn-marl``): its tic-tac-toe example's pattern: ``PettingZooEnv`` over
+  ``durak_env.env()``, the DQN learner at ``player_0`` and Tianshou's masked random player at the other seat.
+  Tianshou's multi-agent buffer interleaves the seats' moves, so a learner's n-step target reaches into the
+  other seat's moves and bootstraps on the other seat's observation.
+
+Both: epsilon-greedy collection into Tianshou's replay buffer, n-step returns and a target network."""
 
 from __future__ import annotations
 
@@ -18,8 +26,12 @@ from tianshou.utils.net.common import Net
 from tianshou.utils.torch_utils import policy_within_training_step, torch_train_mode
 from torch import nn
 
+import gymnasium
+import numpy as np
+
 import durak_env
 from durak_env.engine.rules import Rules
+from durak_env.gym_env import DurakGymEnv
 from training.policy import MASKED_LOGIT
 
 
@@ -37,10 +49,10 @@ class QPlayer(nn.Module):
         return torch.softmax(q / self.temperature, dim=1), q.max(dim=1).values.clamp(-1.0, 1.0)
 
 
-class TianshouDQN:
-    """The learner (``training.reference.harness.Learner``)."""
+class TianshouMultiAgentDQN:
+    """The learner of ``dqn-marl`` (``training.reference.harness.Learner``)."""
 
-    name = "dqn"
+    name = "dqn-marl"
 
     def __init__(self, rules: Rules, seed: int, num_envs: int = 8, hidden_sizes: tuple[int, ...] = (256, 256),
                  epsilon: float = 0.1, learning_rate: float = 1e-4, gamma: float = 1.0, n_step: int = 3,
@@ -106,3 +118,68 @@ class _LearnerCounting(PettingZooEnv):
         if self.env.agent_selection == "player_0":
             self.count[0] += 1
         return super().step(action)
+
+
+class TianshouObservation(gymnasium.ObservationWrapper):
+    """The Gymnasium environment's observation under the keys Tianshou reads: ``obs`` and a bool ``mask``."""
+
+    def __init__(self, env: gymnasium.Env):
+        super().__init__(env)
+        inner = env.observation_space
+        self.observation_space = gymnasium.spaces.Dict({"obs": inner["observation"],
+                                                        "mask": gymnasium.spaces.MultiBinary(int(env.action_space.n))})
+
+    def observation(self, observation: dict) -> dict:
+        return {"obs": observation["observation"], "mask": observation["action_mask"].astype(bool)}
+
+
+class TianshouDQN:
+    """The learner of ``dqn`` (``training.reference.harness.Learner``)."""
+
+    name = "dqn"
+
+    def __init__(self, rules: Rules, seed: int, num_envs: int = 8, hidden_sizes: tuple[int, ...] = (256, 256),
+                 epsilon: float = 0.1, learning_rate: float = 1e-4, gamma: float = 1.0, n_step: int = 3,
+                 target_update: int = 500, buffer_size: int = 200_000, batch_size: int = 256,
+                 collect_steps: int = 64, updates_per_collect: int = 4):
+        torch.manual_seed(seed)
+        self.hidden_sizes = list(hidden_sizes)
+        self.batch_size, self.collect_steps, self.updates_per_collect = batch_size, collect_steps, updates_per_collect
+
+        def make_env():
+            return TianshouObservation(DurakGymEnv(rules, opponents="random"))
+
+        env = make_env()
+        self.net = Net(state_shape=env.observation_space["obs"].shape, action_shape=env.action_space.n,
+                       hidden_sizes=self.hidden_sizes)
+        policy = DiscreteQLearningPolicy(model=self.net, action_space=env.action_space, eps_training=epsilon,
+                                         eps_inference=0.0)
+        self.algorithm = DQN(policy=policy, optim=AdamOptimizerFactory(lr=learning_rate), gamma=gamma,
+                             n_step_return_horizon=n_step, target_update_freq=target_update)
+        envs = DummyVectorEnv([make_env for _ in range(num_envs)])
+        envs.seed(seed)
+        self.buffer = VectorReplayBuffer(buffer_size, num_envs)
+        self.collector = Collector[CollectStats](self.algorithm, envs, self.buffer, exploration_noise=True)
+        self.collector.reset()
+        self.decisions = 0
+
+    def train(self, seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        policy = self.algorithm.policy
+        with policy_within_training_step(policy), torch_train_mode(policy):
+            while time.perf_counter() < end:
+                self.decisions += self.collector.collect(n_step=self.collect_steps).n_collected_steps
+                if len(self.buffer) >= self.batch_size:
+                    for _ in range(self.updates_per_collect):
+                        self.algorithm.update(self.buffer, self.batch_size)
+
+    def player(self) -> nn.Module:
+        return QPlayer(self.net).eval()
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"algorithm": self.algorithm.state_dict(), "decisions": self.decisions}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """The learner's networks and optimizer; the replay buffer fills again."""
+        self.algorithm.load_state_dict(state["algorithm"])
+        self.decisions = int(state["decisions"])
