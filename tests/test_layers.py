@@ -162,6 +162,15 @@ def test_the_engine_imports_only_the_standard_library():
             assert all(r in stdlib or r == "durak_env" for r in roots), f"{name} imports {roots}"
 
 
+def test_every_package_of_the_source_is_in_the_wheel():
+    """A package folder missing from pyproject.toml's list is left out of the wheel, and its imports fail for users
+    alone (training.reference was, until this test)."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(path.relative_to(ROOT).parent.parts) for path in project_files()
+             if path.name == "__init__.py" and path.relative_to(ROOT).parts[0] in PACKAGES}
+    assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"
+
+
 def test_the_core_install_needs_numpy_gymnasium_and_pettingzoo_only():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert sorted(d.split(">")[0].split("=")[0] for d in deps) == ["gymnasium", "numpy", "pettingzoo"]
