@@ -53,12 +53,17 @@ def test_dmc_move_features_name_each_moves_kind_and_card():
     assert np.flatnonzero(features[deck + 7, 5:]).tolist() == [7] and not features[3 * deck, 5:].any()
 
 
-def test_usage_errors_exit_2(tmp_path):
+def test_usage_errors_exit_2(tmp_path, capsys):
+    from training.reference.__main__ import main
+
     for args in (["nope", "--run-dir", str(tmp_path)], ["dmc"], ["dmc", "--run-dir", str(tmp_path), "--minutes", "0"],
                  ["dmc", "--run-dir", str(tmp_path / "none"), "--resume"]):
-        proc = subprocess.run([sys.executable, "-m", "training.reference", *args], capture_output=True, text=True,
-                              timeout=120)
-        assert proc.returncode == 2 and "error:" in proc.stderr.splitlines()[-1], (args, proc.stderr)
+        with pytest.raises(SystemExit) as exit_info:
+            main(args)
+        assert exit_info.value.code == 2 and "error:" in capsys.readouterr().err.splitlines()[-1], args
+    proc = subprocess.run([sys.executable, "-m", "training.reference", "dmc"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and "--run-dir" in proc.stderr  # the module runs as a command
 
 
 def test_the_baselines_page_and_figure_come_from_the_data(tmp_path):
