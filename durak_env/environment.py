@@ -47,6 +47,17 @@ from .native import available as native_available
 from .observation import ObservationEncoder
 
 RESET_OPTIONS = ("state", "first_seat")
+ILLEGAL_ACTIONS = ("lose", "raise")
+"""What a face that takes ``illegal_action`` does with one: end the episode with -1 for the seat that tried it
+("lose", what unmasked learners need) or raise ``IllegalAction`` and change nothing ("raise")."""
+
+
+def refused(game: Game | NativeGame, action: Any) -> tuple[Refusal, str] | None:
+    """None where ``action`` is a legal move of ``game`` (an integer: 8.7 is no action, never played as 8); else
+    why not: the engine's ``Refusal`` code and words."""
+    if is_integer(action) and action in game.legal_actions():
+        return None
+    return game.refusal(action) or (Refusal.NOT_LEGAL, "")
 
 
 def make_rules(rules: Rules | dict | str | None) -> Rules:
@@ -156,8 +167,9 @@ class DurakEnv(AECEnv):
             self.moves, end = settle(game, self.moves, limit, played=forced)
         else:
             end = ending(game, self.moves, limit)
-        agents = self.possible_agents
-        self.forced_moves = [(agents[seat], action) for seat, action in forced]
+        if forced or self.forced_moves:  # a new list only when there is something (new) to report
+            agents = self.possible_agents
+            self.forced_moves = [(agents[seat], action) for seat, action in forced]
         if end == ENDED:
             for a, r in zip(self.possible_agents, game.result.rewards()):
                 self.rewards[a] = r
@@ -249,10 +261,11 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(action)
             return
-        if is_integer(action) and action in raw.game.legal_actions():
+        refusal = refused(raw.game, action)
+        if refusal is None:
             raw.step(action)
             return
-        code, why = raw.game.refusal(action) or (Refusal.NOT_LEGAL, "")
+        code, why = refusal
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0
         raw.terminations = dict.fromkeys(raw.agents, True)

@@ -35,13 +35,11 @@ from .engine.actions import layout_for
 from .engine.checks import is_integer
 from .engine.game import Game
 from .engine.loop import CUT, ENDED, MOVE_LIMIT, PLAYING, seated, settle
-from .engine.refusal import Refusal
 from .engine.render import render
-from .environment import make_rules
+from .environment import ILLEGAL_ACTIONS, make_rules, refused
 from .observation import ObservationEncoder
 from .registration import make_named_bot
 
-ILLEGAL_ACTIONS = ("lose", "raise")
 
 
 class DurakGymEnv(gymnasium.Env):
@@ -113,14 +111,15 @@ class DurakGymEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         if self._ending != PLAYING or self._lost_by_illegal:
             raise RuntimeError("the episode is over; call reset()")
-        if not is_integer(action) or action not in game.legal_actions():  # 8.7 is no action: never played as 8
+        refusal = refused(game, action)
+        if refusal is not None:
             if self.illegal_action == "raise":
                 game.step(action)  # raises IllegalAction saying why and what is legal; the game is unchanged
             self._lost_by_illegal = True
             obs = self._observation()
             info = self._info()
             info["illegal_action"] = action
-            info["refusal"], info["refusal_reason"] = game.refusal(action) or (Refusal.NOT_LEGAL, "")
+            info["refusal"], info["refusal_reason"] = refusal
             return obs, -1.0, True, False, info
         game.step(action)
         self._play_others(self.moves + 1)

@@ -31,13 +31,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from .engine.checks import is_integer
 from .engine.game import IllegalAction
 from .engine.loop import MOVE_LIMIT
 from .engine.refusal import Refusal
 from .engine.rules import Rules
-from .environment import DurakEnv
-from .gym_env import ILLEGAL_ACTIONS
+from .environment import ILLEGAL_ACTIONS, DurakEnv, refused
 
 
 class DurakParallelEnv(ParallelEnv):
@@ -79,7 +77,8 @@ class DurakParallelEnv(ParallelEnv):
         """Deal a new game (``DurakEnv.reset``'s seed and options); returns ``(observations, infos)``."""
         self.aec.reset(seed=seed, options=options)
         self.agents, self.refusal = list(self.possible_agents), None
-        return self._observations(self._acting()), self._infos()
+        acting = self._acting()
+        return self._observations(acting), self._infos(acting)
 
     def step(self, actions: dict[str, Any]):
         """Play the acting seat's action from ``actions``; returns observations, rewards, terminations,
@@ -92,18 +91,18 @@ class DurakParallelEnv(ParallelEnv):
         action = actions[agent]
         action = int(action) if isinstance(action, np.integer) else action
         aec = self.aec
-        if self.illegal_action == "lose" and not (is_integer(action) and action in aec.game.legal_actions()):
-            self.refusal = aec.game.refusal(action) or (Refusal.NOT_LEGAL, "")
-            return self._lost(agent)
-        aec.step(action)  # refused: raises IllegalAction, plays nothing
-        observations, infos = self._observations(self._acting()), self._infos()
+        if self.illegal_action == "lose":
+            self.refusal = refused(aec.game, action)
+            if self.refusal is not None:
+                return self._lost(agent)
+        aec.step(action)  # refused: raises IllegalAction, plays nothing; renders in "human" mode
+        acting = self._acting()
+        observations, infos = self._observations(acting), self._infos(acting)
         rewards = {a: float(aec.rewards[a]) for a in self.agents}
         terminations = {a: aec.terminations[a] for a in self.agents}
         truncations = {a: aec.truncations[a] for a in self.agents}
-        if any(terminations.values()) or any(truncations.values()):
+        if acting is None:
             self.agents = []
-        if self.render_mode == "human":
-            self.render()
         return observations, rewards, terminations, truncations, infos
 
     def _lost(self, agent: str):
@@ -111,7 +110,7 @@ class DurakParallelEnv(ParallelEnv):
         observations = self._observations(None)
         rewards = {a: -1.0 if a == agent else 0.0 for a in self.agents}
         ended = dict.fromkeys(self.agents, True)
-        infos = {a: {"acting": False} for a in self.agents}
+        infos = self._infos(None)
         self.agents = []
         return observations, rewards, ended, dict.fromkeys(ended, False), infos
 
@@ -131,8 +130,7 @@ class DurakParallelEnv(ParallelEnv):
             out[agent] = obs
         return out
 
-    def _infos(self) -> dict[str, dict[str, bool]]:
-        acting = self._acting()
+    def _infos(self, acting: str | None) -> dict[str, dict[str, bool]]:
         return {a: {"acting": a == acting} for a in self.agents}
 
     def render(self) -> str | None:

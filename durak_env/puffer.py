@@ -51,7 +51,7 @@ class DurakPufferEnv(pufferlib.PufferEnv):
         super().__init__(buf)
         self._deal_rows = np.arange(num_envs) * self.players
         self._rows = self._deal_rows.copy()
-        """The row of the seat to act in each deal."""
+        """The row of the seat to act in each deal (every other row idle)."""
 
     def reset(self, seed: int | None = None):
         """Deal every game afresh (``seed``, else the constructor's); returns ``(observations, [])``."""
@@ -59,6 +59,10 @@ class DurakPufferEnv(pufferlib.PufferEnv):
         self.rewards[:] = 0
         self.terminals[:] = False
         self.truncations[:] = False
+        self._rows[:] = self._deal_rows
+        self.observations[:, :self.obs_size] = 0.0
+        self.observations[:, self.obs_size:] = 1.0
+        self.masks[:] = False
         self._write()
         return self.observations, []
 
@@ -67,8 +71,7 @@ class DurakPufferEnv(pufferlib.PufferEnv):
         deals = self.deals
         deals.step(np.asarray(actions).reshape(-1)[self._rows])
         by_deal = (self.num_envs, self.players)
-        self.rewards[:] = 0
-        self.rewards.reshape(by_deal)[:] = deals.rewards[:, :self.players] * deals.ended[:, None]
+        np.multiply(deals.rewards[:, :self.players], deals.ended[:, None], out=self.rewards.reshape(by_deal))
         self.terminals.reshape(by_deal)[:] = deals.ended[:, None]
         self.truncations.reshape(by_deal)[:] = deals.truncated[:, None]
         self._write()
@@ -80,14 +83,15 @@ class DurakPufferEnv(pufferlib.PufferEnv):
         return self.deals.num_envs
 
     def _write(self) -> None:
-        """Every row's observation: the acting seat's from the core, zero with the idle mask elsewhere."""
-        deals, obs = self.deals, self.observations
-        self._rows = self._deal_rows + deals.seats
-        obs[:, :self.obs_size] = 0.0
-        obs[:, self.obs_size:] = 1.0
-        obs[self._rows, :self.obs_size] = deals.obs
-        obs[self._rows, self.obs_size:] = deals.mask
-        self.masks[:] = False
+        """The rows that acted become idle (zero, the idle mask); each deal's acting seat's row gets its
+        observation and mask from the core.  Only ``num_envs`` rows change a step."""
+        deals, obs, size = self.deals, self.observations, self.obs_size
+        obs[self._rows, :size] = 0.0
+        obs[self._rows, size:] = 1.0
+        self.masks[self._rows] = False
+        np.add(self._deal_rows, deals.seats, out=self._rows)
+        obs[self._rows, :size] = deals.obs
+        obs[self._rows, size:] = deals.mask
         self.masks[self._rows] = True
 
     def close(self) -> None:

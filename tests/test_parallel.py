@@ -97,3 +97,12 @@ def test_an_illegal_action_loses_the_deal_or_raises_and_changes_nothing():
 def test_registered_with_pettingzoo_by_name():
     env = pettingzoo.make("parallel", "durak_env/Durak-v0", rules="perevodnoy")
     assert isinstance(env, durak_env.DurakParallelEnv) and env.rules == Rules.preset("perevodnoy")
+
+
+def test_human_rendering_prints_the_table_once_a_move(capsys):
+    par = durak_env.parallel_env("podkidnoy", render_mode="human")
+    obs, _ = par.reset(seed=2)
+    acting = par.agent_selection
+    capsys.readouterr()
+    par.step({acting: int(np.flatnonzero(obs[acting]["action_mask"])[0])})
+    assert capsys.readouterr().out.count("Trump ") == 1  # the AEC environment renders the move; nothing again

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from baselines.policy_file import PolicyBot
 
 
-def make_env(rules: str = "podkidnoy", opponents: str = "heuristic", envs: int = 4, seed: int = 0):
-    """A vectorised Gymnasium env for SB3: ``envs`` copies of ``durak_env/Durak-v0``."""
+def make_env(rules: Any = "podkidnoy", opponents: str = "heuristic", envs: int = 4, seed: int = 0):
+    """A vectorised Gymnasium env for SB3: ``envs`` copies of ``durak_env/Durak-v0`` for ``rules`` (a preset name,
+    a dict of fields or a ``Rules``)."""
     import gymnasium
     from stable_baselines3.common.vec_env import DummyVecEnv
 

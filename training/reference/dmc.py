@@ -17,10 +17,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from durak_env.engine.actions import KINDS, layout_for
+from durak_env.engine.actions import KINDS, decode_action, layout_for
 from durak_env.engine.rules import Rules
 from durak_env.vector import SelfPlayVectorEnv
-from training.policy import MASKED_LOGIT, mlp
+from training.policy import mlp
+
+from .harness import greedy
 
 HISTORY = 512
 """Decisions of one deal kept for its returns; a longer deal keeps its last ``HISTORY``."""
@@ -29,14 +31,12 @@ HISTORY = 512
 def move_features(rules: Rules) -> np.ndarray:
     """float32 [actions, kinds + deck]: each move of the layout as its kind and card, one-hot."""
     layout = layout_for(rules.deck_size)
-    deck = rules.deck_size
-    out = np.zeros((layout.size, len(KINDS) + deck), dtype=np.float32)
+    out = np.zeros((layout.size, len(KINDS) + rules.deck_size), dtype=np.float32)
     for action in range(layout.size):
-        kind = min(action // deck, 3) if action < layout.take else KINDS.index("take" if action == layout.take
-                                                                              else "done")
-        out[action, kind] = 1.0
-        if action < layout.take:
-            out[action, len(KINDS) + action % deck] = 1.0
+        move = decode_action(action, rules)
+        out[action, KINDS.index(move.kind)] = 1.0
+        if move.card is not None:
+            out[action, len(KINDS) + layout.slot_of[move.card]] = 1.0
     return out
 
 
@@ -53,20 +53,19 @@ class QNet(nn.Module):
 
 
 class GreedyPlayer(nn.Module):
-    """(observation, int8 mask) -> (probabilities, value): every move scored by the Q-network, the best
-    legal one most probable (a softmax at temperature ``0.01``), the value the best legal move's Q."""
+    """(observation, int8 mask) -> (probabilities, value): every move scored by the Q-network
+    (``harness.greedy``)."""
 
-    def __init__(self, net: QNet, features: np.ndarray, temperature: float = 0.01):
+    def __init__(self, net: QNet, features: np.ndarray):
         super().__init__()
-        self.net, self.temperature = net, temperature
+        self.net = net
         self.register_buffer("features", torch.from_numpy(features))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         batch, (moves, width) = obs.shape[0], self.features.shape
         x = torch.cat([obs.unsqueeze(1).expand(batch, moves, obs.shape[1]),
                        self.features.unsqueeze(0).expand(batch, moves, width)], dim=2)
-        q = self.net(x).masked_fill(mask == 0, MASKED_LOGIT)
-        return torch.softmax(q / self.temperature, dim=1), q.max(dim=1).values.clamp(-1.0, 1.0)
+        return greedy(self.net(x), mask)
 
 
 class DeepMonteCarlo:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import gymnasium
 import torch
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
@@ -26,98 +27,23 @@ from tianshou.utils.net.common import Net
 from tianshou.utils.torch_utils import policy_within_training_step, torch_train_mode
 from torch import nn
 
-import gymnasium
-import numpy as np
-
 import durak_env
 from durak_env.engine.rules import Rules
 from durak_env.gym_env import DurakGymEnv
-from training.policy import MASKED_LOGIT
+
+from .harness import greedy
 
 
 class QPlayer(nn.Module):
-    """(observation, int8 mask) -> (probabilities, value) from a Q-network over the observation: the best
-    legal move most probable (a softmax at temperature ``0.01``), the value its Q."""
+    """(observation, int8 mask) -> (probabilities, value) from a Tianshou Q-network over the observation
+    (``harness.greedy``)."""
 
-    def __init__(self, net: nn.Module, temperature: float = 0.01):
+    def __init__(self, net: nn.Module):
         super().__init__()
-        self.net, self.temperature = net, temperature
+        self.net = net
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        q, _ = self.net(obs)
-        q = q.masked_fill(mask == 0, MASKED_LOGIT)
-        return torch.softmax(q / self.temperature, dim=1), q.max(dim=1).values.clamp(-1.0, 1.0)
-
-
-class TianshouMultiAgentDQN:
-    """The learner of ``dqn-marl`` (``training.reference.harness.Learner``)."""
-
-    name = "dqn-marl"
-
-    def __init__(self, rules: Rules, seed: int, num_envs: int = 8, hidden_sizes: tuple[int, ...] = (256, 256),
-                 epsilon: float = 0.1, learning_rate: float = 1e-4, gamma: float = 1.0, n_step: int = 3,
-                 target_update: int = 500, buffer_size: int = 200_000, batch_size: int = 256,
-                 collect_steps: int = 64, updates_per_collect: int = 4):
-        torch.manual_seed(seed)
-        self.hidden_sizes = list(hidden_sizes)
-        self.batch_size, self.collect_steps, self.updates_per_collect = batch_size, collect_steps, updates_per_collect
-
-        self._learner_moves = [0]
-
-        def make_env():
-            return _LearnerCounting(durak_env.env(rules=rules), self._learner_moves)
-
-        env = make_env()
-        self.net = Net(state_shape=env.observation_space["observation"].shape, action_shape=env.action_space.n,
-                       hidden_sizes=self.hidden_sizes)
-        policy = DiscreteQLearningPolicy(model=self.net, action_space=env.action_space, eps_training=epsilon,
-                                         eps_inference=0.0)
-        self.learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=learning_rate), gamma=gamma,
-                           n_step_return_horizon=n_step, target_update_freq=target_update)
-        opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
-        self.algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[self.learner, opponent], env=env)
-        envs = DummyVectorEnv([make_env for _ in range(num_envs)])
-        envs.seed(seed)
-        self.buffer = VectorReplayBuffer(buffer_size, num_envs)
-        self.collector = Collector[CollectStats](self.algorithm, envs, self.buffer, exploration_noise=True)
-        self.collector.reset()
-    @property
-    def decisions(self) -> int:
-        return self._learner_moves[0]
-
-    def train(self, seconds: float) -> None:
-        end = time.perf_counter() + seconds
-        policy = self.algorithm.policy
-        with policy_within_training_step(policy), torch_train_mode(policy):
-            while time.perf_counter() < end:
-                self.collector.collect(n_step=self.collect_steps)
-                if len(self.buffer) >= self.batch_size:
-                    for _ in range(self.updates_per_collect):
-                        self.algorithm.update(self.buffer, self.batch_size)
-
-    def player(self) -> nn.Module:
-        return QPlayer(self.net).eval()
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"algorithm": self.learner.state_dict(), "decisions": self.decisions}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        """The learner's networks and optimizer; the replay buffer fills again."""
-        self.learner.load_state_dict(state["algorithm"])
-        self._learner_moves[0] = int(state["decisions"])
-
-
-class _LearnerCounting(PettingZooEnv):
-    """Tianshou's ``PettingZooEnv``, counting the moves of ``player_0`` (the learner) into ``count[0]``."""
-
-    def __init__(self, env, count: list[int]):
-        self.count = count
-        super().__init__(env)
-
-    def step(self, action):
-        if self.env.agent_selection == "player_0":
-            self.count[0] += 1
-        return super().step(action)
+        return greedy(self.net(obs)[0], mask)
 
 
 class TianshouObservation(gymnasium.ObservationWrapper):
@@ -134,7 +60,8 @@ class TianshouObservation(gymnasium.ObservationWrapper):
 
 
 class TianshouDQN:
-    """The learner of ``dqn`` (``training.reference.harness.Learner``)."""
+    """The learner of ``dqn`` (``training.reference.harness.Learner``); ``TianshouMultiAgentDQN`` changes only
+    the environment, what the collector runs and how the learner's moves are counted."""
 
     name = "dqn"
 
@@ -143,32 +70,42 @@ class TianshouDQN:
                  target_update: int = 500, buffer_size: int = 200_000, batch_size: int = 256,
                  collect_steps: int = 64, updates_per_collect: int = 4):
         torch.manual_seed(seed)
-        self.hidden_sizes = list(hidden_sizes)
+        self.rules, self.hidden_sizes = rules, list(hidden_sizes)
         self.batch_size, self.collect_steps, self.updates_per_collect = batch_size, collect_steps, updates_per_collect
-
-        def make_env():
-            return TianshouObservation(DurakGymEnv(rules, opponents="random"))
-
-        env = make_env()
-        self.net = Net(state_shape=env.observation_space["obs"].shape, action_shape=env.action_space.n,
-                       hidden_sizes=self.hidden_sizes)
+        self.decisions = 0
+        env = self._make_env()
+        self.net = Net(state_shape=env.observation_space[self._observation_key].shape,
+                       action_shape=env.action_space.n, hidden_sizes=self.hidden_sizes)
         policy = DiscreteQLearningPolicy(model=self.net, action_space=env.action_space, eps_training=epsilon,
                                          eps_inference=0.0)
-        self.algorithm = DQN(policy=policy, optim=AdamOptimizerFactory(lr=learning_rate), gamma=gamma,
-                             n_step_return_horizon=n_step, target_update_freq=target_update)
-        envs = DummyVectorEnv([make_env for _ in range(num_envs)])
+        self.learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=learning_rate), gamma=gamma,
+                           n_step_return_horizon=n_step, target_update_freq=target_update)
+        self.algorithm = self._collecting(env)
+        """What the collector runs: the learner, or the learner beside its opponent."""
+        envs = DummyVectorEnv([self._make_env for _ in range(num_envs)])
         envs.seed(seed)
         self.buffer = VectorReplayBuffer(buffer_size, num_envs)
         self.collector = Collector[CollectStats](self.algorithm, envs, self.buffer, exploration_noise=True)
         self.collector.reset()
-        self.decisions = 0
+
+    _observation_key = "obs"
+
+    def _make_env(self) -> gymnasium.Env:
+        return TianshouObservation(DurakGymEnv(self.rules, opponents="random"))
+
+    def _collecting(self, env) -> Any:
+        return self.learner
+
+    def _count(self, stats: CollectStats) -> None:
+        """Add the learner's moves of one collection to ``decisions``: here every step is one."""
+        self.decisions += stats.n_collected_steps
 
     def train(self, seconds: float) -> None:
         end = time.perf_counter() + seconds
         policy = self.algorithm.policy
         with policy_within_training_step(policy), torch_train_mode(policy):
             while time.perf_counter() < end:
-                self.decisions += self.collector.collect(n_step=self.collect_steps).n_collected_steps
+                self._count(self.collector.collect(n_step=self.collect_steps))
                 if len(self.buffer) >= self.batch_size:
                     for _ in range(self.updates_per_collect):
                         self.algorithm.update(self.buffer, self.batch_size)
@@ -177,9 +114,40 @@ class TianshouDQN:
         return QPlayer(self.net).eval()
 
     def state_dict(self) -> dict[str, Any]:
-        return {"algorithm": self.algorithm.state_dict(), "decisions": self.decisions}
+        return {"algorithm": self.learner.state_dict(), "decisions": self.decisions}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """The learner's networks and optimizer; the replay buffer fills again."""
-        self.algorithm.load_state_dict(state["algorithm"])
+        self.learner.load_state_dict(state["algorithm"])
         self.decisions = int(state["decisions"])
+
+
+class TianshouMultiAgentDQN(TianshouDQN):
+    """The learner of ``dqn-marl``: ``PettingZooEnv`` over ``durak_env.env()``, the learner at ``player_0`` and
+    Tianshou's masked random player at the other seat."""
+
+    name = "dqn-marl"
+    _observation_key = "observation"
+
+    def _make_env(self) -> PettingZooEnv:
+        return _LearnerCounting(durak_env.env(rules=self.rules), self)
+
+    def _collecting(self, env) -> Any:
+        opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+        return MultiAgentOffPolicyAlgorithm(algorithms=[self.learner, opponent], env=env)
+
+    def _count(self, stats: CollectStats) -> None:
+        """Nothing: the environments count the learner's moves as they are played (both seats' are steps)."""
+
+
+class _LearnerCounting(PettingZooEnv):
+    """Tianshou's ``PettingZooEnv``, adding each move of ``player_0`` (the learner) to ``learner.decisions``."""
+
+    def __init__(self, env, learner: TianshouDQN):
+        self.learner = learner
+        super().__init__(env)
+
+    def step(self, action):
+        if self.env.agent_selection == "player_0":
+            self.learner.decisions += 1
+        return super().step(action)

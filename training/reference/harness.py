@@ -21,6 +21,7 @@ from baselines.policy_file import bot_metadata
 from durak_env.engine.rules import Rules
 from durak_env.observation import network_shape
 from training.export import write_bot
+from training.policy import MASKED_LOGIT
 
 from . import ALGORITHMS
 
@@ -52,6 +53,13 @@ class Learner(Protocol):
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Resume from ``state_dict()``."""
+
+
+def greedy(q: torch.Tensor, mask: torch.Tensor, temperature: float = 0.01) -> tuple[torch.Tensor, torch.Tensor]:
+    """A bot file's outputs from action values ``q``: the best legal move most probable (a softmax at a low
+    ``temperature``; bots play the most probable move) and the value the best legal move's, in [-1, 1]."""
+    q = q.masked_fill(mask == 0, MASKED_LOGIT)
+    return torch.softmax(q / temperature, dim=1), q.max(dim=1).values.clamp(-1.0, 1.0)
 
 
 def make_learner(algorithm: str, rules: Rules, seed: int) -> Learner:

@@ -53,7 +53,7 @@ class MaskablePPOLearner:
 
         torch.manual_seed(seed)
         self.hidden_sizes = list(hidden_sizes)
-        venv = make_env(rules.to_dict() if rules != Rules() else "podkidnoy", "random", envs, seed)
+        venv = make_env(rules, "random", envs, seed)
         self.model = MaskablePPO("MultiInputPolicy", venv, n_steps=512, batch_size=512, gamma=1.0, gae_lambda=0.95,
                                  ent_coef=0.01, learning_rate=3e-4, seed=seed, device="cpu",
                                  policy_kwargs={"net_arch": self.hidden_sizes})
