@@ -1,5 +1,5 @@
-"""benchmarks/ladder.py: which bots meet, how many games they play, which games still count, and the ratings
-fitted from the games."""
+"""benchmarks/ladder.py: which bots meet, how many games they play and which games still count; and the ratings
+fitted from the games (baselines.ratings)."""
 
 import json
 import sys
@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from baselines.ratings import ANCHOR, fit
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ladder import ANCHOR, LADDER, SLOWEST, fit, pairing_games, pairings, played  # noqa: E402
+from ladder import LADDER, SLOWEST, pairing_games, pairings, played  # noqa: E402
 
 
 def row(a: str, b: str, games: int, a_fools: int, draws: int = 0) -> dict:

@@ -1,6 +1,7 @@
 """The reference algorithms (``python -m training.reference``): each trains for a few seconds, writes a
 checkpoint, a learning-curve point and a bot file that the project's bots load and play legally, and resumes."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -19,10 +20,10 @@ pytestmark = pytest.mark.usefixtures("quiet")
 @pytest.mark.parametrize("algorithm", ["dmc", "dqn", "dqn-marl", "nfsp", "ppo"])
 def test_a_short_run_writes_its_curve_and_a_bot_that_plays_legally_then_resumes(algorithm, tmp_path):
     lines = []
-    curve = run(algorithm, minutes=0.06, run_dir=tmp_path, seed=3, eval_every=0.03, eval_games=20, log=lines.append)
+    curve = run(algorithm, minutes=0.04, run_dir=tmp_path, seed=3, eval_every=0.02, eval_games=20, log=lines.append)
     # A stretch ends at the first check past its time, so a slow one may take the whole budget in one point.
     assert 1 <= len(curve) <= 2 and len(lines) == len(curve) and all(p["games"] == 20 for p in curve)
-    assert curve[-1]["minutes"] >= 0.06 - 1e-6 and curve[0]["decisions"] > 0
+    assert curve[-1]["minutes"] >= 0.04 - 1e-6 and curve[0]["decisions"] > 0
     assert all(a["decisions"] < b["decisions"] and a["minutes"] < b["minutes"] for a, b in zip(curve, curve[1:]))
     assert all(0 <= p["ci"][0] <= p["not_fool"] <= p["ci"][1] <= 1 for p in curve)
     stored = [json.loads(line) for line in (tmp_path / "curve.jsonl").read_text().splitlines()]
@@ -34,11 +35,12 @@ def test_a_short_run_writes_its_curve_and_a_bot_that_plays_legally_then_resumes(
         action = bot.act(game.view(game.to_act))
         assert action in game.legal_actions()
         game.step(action)
-    more = run(algorithm, minutes=curve[-1]["minutes"] + 0.03, run_dir=tmp_path, seed=3, eval_every=0.03,
+    # The curve rounds minutes to 0.001 (0.06 s); 0.015 more is one stretch shorter than eval_every whatever the rounding.
+    more = run(algorithm, minutes=curve[-1]["minutes"] + 0.015, run_dir=tmp_path, seed=3, eval_every=0.02,
                eval_games=20, resume=True, log=lines.append)
     assert len(more) == len(curve) + 1 and more[:-1] == curve and more[-1]["decisions"] > curve[-1]["decisions"]
     with pytest.raises(ValueError, match="already holds a run"):
-        run(algorithm, minutes=0.06, run_dir=tmp_path, seed=3)
+        run(algorithm, minutes=0.04, run_dir=tmp_path, seed=3)
     with pytest.raises(ValueError, match="seed"):
         run(algorithm, minutes=0.2, run_dir=tmp_path, seed=4, resume=True)
 
@@ -82,6 +84,49 @@ def test_the_baselines_page_and_figure_come_from_the_data(tmp_path):
     assert text == report.page(data) and (tmp_path / "b.png").stat().st_size > 1000
     with pytest.raises(SystemExit) as exit_info:
         report.main([str(tmp_path), "--data", str(data_path)])  # not a run folder
+    assert exit_info.value.code == 2
+
+
+def test_durak_train_runs_and_the_ladder_join_the_data(tmp_path):
+    """A ``durak train`` run of a shown config joins with the options that give its settings, its evaluations as the
+    curve; the ladder's pairings give each run's bot its rating; the page lists what the data still lacks."""
+    import yaml
+
+    from training.config import TrainConfig
+    from training.reference import report
+
+    folder = tmp_path / "mmd-30"
+    folder.mkdir()
+    cfg = dataclasses.replace(TrainConfig.load("mmd"), seed=4)
+    (folder / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    rows = [{"update": u, "global_step": 8192 * u, "minutes": m, "table": "podkidnoy-2", "seats": 2, "not_fool": nf,
+             "not_fool_ci": [nf - 0.03, nf + 0.03], "fool_rate": 1 - nf, "score": 0.0, "games": 1000}
+            for u, m, nf in ((1000, 5.2, 0.31), (5000, 29.8, 0.42))]
+    (folder / "evals.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pairings = [{"a": a, "b": b, "games": 400, "a_fools": f, "b_fools": 400 - f, "draws": 0}
+                for a, b, f in (("random", "heuristic", 360), ("heuristic", report.run_bot("mmd-30"), 250),
+                                ("random", report.run_bot("mmd-30"), 370))]
+    (tmp_path / "ladder.jsonl").write_text("".join(json.dumps(r) + "\n" for r in pairings))
+    data_path = tmp_path / "baselines.json"
+    assert report.main([str(folder), "--ladder", str(tmp_path / "ladder.jsonl"), "--data", str(data_path)]) == 0
+    data = json.loads(data_path.read_text())
+    entry = data["runs"]["mmd-30"]
+    assert entry["algorithm"] == "mmd" and entry["minutes"] == 30 and entry["seed"] == 4
+    assert entry["command"] == "durak train --config configs/mmd.yaml --seed 4 --run-dir runs/reference/mmd-30"
+    assert [p["decisions"] for p in entry["curve"]] == [8192000, 40960000] and entry["curve"][-1]["not_fool"] == 0.42
+    ratings = data["ladder"]
+    assert ratings["random"]["rating"] == 1000 and ratings[report.run_bot("mmd-30")]["rating"] > \
+        ratings["heuristic"]["rating"] > 1000
+    text = report.page(data)
+    mmd = ratings[report.run_bot("mmd-30")]
+    assert f"| 0.420 [0.390, 0.450] | 1,000 | {mmd['rating']:.0f} [" in text
+    assert "runs/reference/mmd-30/bot.onnx" in report.ladder_command(data)
+    assert "- NFSP (OpenSpiel) at 30 minutes." in text and "- MMD, magnetic mirror descent" not in text
+    assert report.missing(data["runs"]) == [(a, 30) for a in report.NAMES if a != "mmd"] + [("recipe", 120)]
+    cfg.learning_rate *= 2  # no longer the shipped file's settings: refused
+    (folder / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    with pytest.raises(SystemExit) as exit_info:
+        report.main([str(folder), "--data", str(data_path)])
     assert exit_info.value.code == 2
 
 

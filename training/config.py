@@ -128,6 +128,12 @@ class TrainConfig:
     +1, the fool -1, the places between evenly spaced); ``fool``, the fool -1 and every other seat +1/(n-1), a draw
     0 (``durak_env.engine.game.staked``), which at more than two seats puts all of a deal's stake on not being the
     fool, as the game itself does.  The same at two seats."""
+    magnet_coef: float = 0.0
+    """Magnetic mirror descent (MMD, Sokota et al. 2023, the regularised-game family): the weight of
+    KL(policy || magnet) in the policy loss, which pulls the policy toward the magnet, a copy of itself taken every
+    ``magnet_every`` updates; PPO's clip stands in for MMD's proximal step.  0 (the default): plain PPO."""
+    magnet_every: int = 10
+    """Updates between the magnet's refreshes (with ``magnet_coef`` above 0)."""
     value_warmup: int = 0
     """Updates at the start of PPO in which only the value head learns (the policy stays as the warm start
     left it), so that the first advantages come from a critic fitted to the learner's own games."""
@@ -362,13 +368,14 @@ def _words(rules: Rules | None) -> str:
 
 COUNTS = {"seed": 0, "total_steps": 1, "num_envs": 1, "rollout_steps": 1, "update_epochs": 1, "minibatch_size": 1,
           "pool_size": 1, "snapshot_every": 1, "checkpoint_every": 1, "keep_checkpoints": 0, "eval_games": 1, "num_workers": 1,
-          "threads": 1, "eval_every": 0, "pretrain_games": 0, "pretrain_epochs": 1, "value_warmup": 0}
+          "threads": 1, "eval_every": 0, "pretrain_games": 0, "pretrain_epochs": 1, "value_warmup": 0,
+          "magnet_every": 1}
 """The integer fields and the least each may be."""
 AUTO = ("num_workers", "threads")
 """Integer fields that may also be "auto" (one per usable core)."""
 NUMBERS = {"time_budget": (0.05, 100_000.0), "pretrain_temperature": (0.01, 10.0), "learning_rate": (1e-7, 1.0),
            "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, 1.0), "vf_coef": (0.0, 1.0),
-           "ent_coef": (0.0, 1.0), "max_grad_norm": (0.0, 100.0)}
+           "ent_coef": (0.0, 1.0), "max_grad_norm": (0.0, 100.0), "magnet_coef": (0.0, 10.0)}
 """The number fields and their bounds (``time_budget`` may also be None: no budget)."""
 SWITCHES = ("anneal_lr", "overlap")
 """The true-or-false fields."""

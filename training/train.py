@@ -50,6 +50,8 @@ class RunState:
     """The run reached its end (total_steps or time_budget) and was evaluated there."""
     ppo_from: float = 0.0
     """Seconds into the run when PPO began (the time budget's annealing runs from there)."""
+    magnet: dict | None = None
+    """With ``magnet_coef``: the state dict of the policy the loss pulls toward (``refresh_magnet``)."""
 
 
 class Clock:
@@ -63,7 +65,8 @@ class Clock:
         self.ppo_from = 0.0  # seconds into the run when PPO began (after the warm start)
 
     def start_ppo(self, state: "RunState") -> None:
-        self.ppo_from = self.elapsed() if state.update == 0 else state.ppo_from
+        """PPO begins (or resumes): its start, for the annealing, into the clock and the run's state."""
+        self.ppo_from = state.ppo_from = self.elapsed() if state.update == 0 else state.ppo_from
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -98,8 +101,8 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
     num_updates = max(1, -(-cfg.total_steps // cfg.rollout_steps))
     last = num_updates if stop_after is None else min(num_updates, state.update + stop_after)
     rollouts = open_rollouts(cfg, rules, state, run_dir, backend, address, actors, progress)
+    magnet = mmd_magnet(state, net, cfg)
     clock.start_ppo(state)
-    state.ppo_from = clock.ppo_from
     log.start(state, clock)
     reason = None  # why the run ended, for its last line (baselines.progress.REASONS)
     try:
@@ -112,9 +115,9 @@ def train_ppo(cfg: TrainConfig | None = None, run_dir: str | Path | None = None,
             t_roll = time.perf_counter() - t0
             if critic is not None:
                 judge(critic, batch, cfg)
-            stats = ppo_update(net, critic, opt, batch, cfg, gen, value_only=state.update < cfg.value_warmup)
+            stats = ppo_update(net, critic, opt, batch, cfg, gen, state.update < cfg.value_warmup, magnet)
             advance(state, batch)
-            grow_pool(state, net, cfg)
+            take_snapshots(state, net, magnet, cfg)
             final = state.update == last or clock.out_of_time()
             state.finished = state.update == num_updates or clock.out_of_time()
             want_eval = final or (cfg.eval_every and state.update % cfg.eval_every == 0)
@@ -237,7 +240,7 @@ def restore(run_dir: Path, net: PolicyNet, critic: FullCritic | None, opt: torch
         critic.load_state_dict(ckpt["critic"])
     opt.load_state_dict(ckpt["optimizer"])
     gen.set_state(ckpt["generator"])
-    return RunState(**{k: ckpt[k] for k in RunState.__dataclass_fields__})
+    return RunState(**{k: ckpt[k] for k in RunState.__dataclass_fields__ if k in ckpt})  # older runs: no magnet
 
 
 def warm_start(net: PolicyNet, cfg: TrainConfig, rules: Rules | None, run_dir: Path, progress: bool) -> None:
@@ -278,10 +281,11 @@ def judge(critic: FullCritic, batch: Batch, cfg: TrainConfig) -> None:
 
 
 def ppo_update(net: PolicyNet, critic: FullCritic | None, opt: torch.optim.Optimizer, batch: Batch, cfg: TrainConfig,
-               gen: torch.Generator, value_only: bool = False) -> dict[str, float]:
+               gen: torch.Generator, value_only: bool = False, magnet: PolicyNet | None = None) -> dict[str, float]:
     """``update_epochs`` passes of clipped PPO over the batch in shuffled minibatches; returns the mean losses.
     ``value_only``: the critic's warm-up, the value loss alone.  With a full-information ``critic`` the value loss
-    is the critic's and the policy's own value head's together, both on the batch's returns."""
+    is the critic's and the policy's own value head's together, both on the batch's returns.  With a ``magnet``
+    (MMD), ``cfg.magnet_coef`` times KL(policy || magnet) joins the policy loss (``magnet_kl``: 0 without)."""
     obs = torch.from_numpy(batch.obs)
     mask = torch.from_numpy(batch.mask)
     actions = torch.from_numpy(batch.action)
@@ -290,29 +294,33 @@ def ppo_update(net: PolicyNet, critic: FullCritic | None, opt: torch.optim.Optim
     ret = torch.from_numpy(batch.ret)
     hidden = None if critic is None else torch.from_numpy(batch.hidden)
     n = len(obs)
-    stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+    stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0, "magnet_kl": 0.0}
     count = 0
     for _ in range(cfg.update_epochs):
         order = torch.randperm(n, generator=gen)
         for start in range(0, n, cfg.minibatch_size):
             mb = order[start:start + cfg.minibatch_size]
             # index_select, not obs[mb]: the same rows, several times faster on the CPU
-            logits, value = net(obs.index_select(0, mb), mask.index_select(0, mb))
+            mb_obs, mb_mask = obs.index_select(0, mb), mask.index_select(0, mb)
+            logits, value = net(mb_obs, mb_mask)
             logp_all = torch.log_softmax(logits, dim=-1)
             logp = logp_all.gather(-1, actions.index_select(0, mb).unsqueeze(-1)).squeeze(-1)
             # softmax rather than logp_all.exp(): exp of the masked logits' huge negative logs takes the CPU's
             # slow underflow path.  Masked actions get probability exactly 0, so they add nothing to the entropy.
-            entropy = -(torch.softmax(logits, dim=-1) * logp_all).sum(-1).mean()
+            probs = torch.softmax(logits, dim=-1)
+            entropy = -(probs * logp_all).sum(-1).mean()
             mb_old = old_logp.index_select(0, mb)
             ratio = (logp - mb_old).exp()
             a = adv.index_select(0, mb)
             a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
             pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            pull = torch.zeros(()) if magnet is None else magnet_kl(probs, logp_all, magnet, mb_obs, mb_mask)
             mb_ret = ret.index_select(0, mb)
             v_loss = 0.5 * ((value - mb_ret) ** 2).mean()
             if critic is not None:
-                v_loss = v_loss + 0.5 * ((critic(obs.index_select(0, mb), hidden.index_select(0, mb)) - mb_ret) ** 2).mean()
-            loss = cfg.vf_coef * v_loss if value_only else pg + cfg.vf_coef * v_loss - cfg.ent_coef * entropy
+                v_loss = v_loss + 0.5 * ((critic(mb_obs, hidden.index_select(0, mb)) - mb_ret) ** 2).mean()
+            policy_loss = pg - cfg.ent_coef * entropy + cfg.magnet_coef * pull
+            loss = cfg.vf_coef * v_loss if value_only else policy_loss + cfg.vf_coef * v_loss
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -325,11 +333,21 @@ def ppo_update(net: PolicyNet, critic: FullCritic | None, opt: torch.optim.Optim
                 stats["entropy"] += entropy.item()
                 stats["approx_kl"] += ((ratio - 1) - (logp - mb_old)).mean().item()
                 stats["clipfrac"] += ((ratio - 1).abs() > cfg.clip_coef).float().mean().item()
+                stats["magnet_kl"] += pull.item()
             count += 1
     out = {k: v / max(1, count) for k, v in stats.items()}
     var = ret.var().item()
     out["explained_variance"] = float("nan") if var == 0 else 1 - (ret - torch.from_numpy(batch.value)).var().item() / var
     return out
+
+
+def magnet_kl(probs: torch.Tensor, logp: torch.Tensor, magnet: PolicyNet, obs: torch.Tensor,
+              mask: torch.Tensor) -> torch.Tensor:
+    """KL(policy || magnet), the mean over a minibatch, from the policy's probabilities and log-probabilities.
+    Masked moves have probability exactly 0 under both (``MASKED_LOGIT`` is finite), so they add nothing."""
+    with torch.no_grad():
+        magnet_logp = torch.log_softmax(magnet(obs, mask)[0], dim=-1)
+    return (probs * (logp - magnet_logp)).sum(-1).mean()
 
 
 def advance(state: RunState, batch: Batch) -> None:
@@ -338,11 +356,27 @@ def advance(state: RunState, batch: Batch) -> None:
     state.games += batch.games
 
 
-def grow_pool(state: RunState, net: PolicyNet, cfg: TrainConfig) -> None:
-    """Every ``snapshot_every`` updates the current policy joins the pool of past opponents."""
+def mmd_magnet(state: RunState, net: PolicyNet, cfg: TrainConfig) -> PolicyNet | None:
+    """With ``cfg.magnet_coef``, MMD's magnet: a frozen network of the policy's shape holding ``state.magnet``
+    (the policy as the run starts, until ``take_snapshots`` replaces it); None without."""
+    if not cfg.magnet_coef:
+        return None
+    if state.magnet is None:
+        state.magnet = copy.deepcopy(net.state_dict())
+    magnet = copy.deepcopy(net).requires_grad_(False)
+    magnet.load_state_dict(state.magnet)
+    return magnet
+
+
+def take_snapshots(state: RunState, net: PolicyNet, magnet: PolicyNet | None, cfg: TrainConfig) -> None:
+    """Every ``snapshot_every`` updates the current policy joins the pool of past opponents; every ``magnet_every``
+    it becomes the ``magnet`` (with MMD's, ``mmd_magnet``)."""
     if state.update % cfg.snapshot_every == 0:
         state.pool = (state.pool + [copy.deepcopy(net.state_dict())])[-cfg.pool_size:]
         state.pool_version += 1
+    if magnet is not None and state.update % cfg.magnet_every == 0:
+        state.magnet = copy.deepcopy(net.state_dict())
+        magnet.load_state_dict(state.magnet)
 
 
 def checkpoint(run_dir: Path, cfg: TrainConfig, rules: Rules | None, net: PolicyNet, critic: FullCritic | None,
