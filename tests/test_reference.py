@@ -11,6 +11,7 @@ import pytest
 from baselines import make_bot
 from durak_env import Game, Rules
 from training.reference.dmc import move_features
+from training.reference import report
 from training.reference.harness import run
 
 
@@ -39,6 +40,8 @@ def test_a_short_run_writes_its_curve_and_a_bot_that_plays_legally_then_resumes(
     more = run(algorithm, minutes=curve[-1]["minutes"] + 0.015, run_dir=tmp_path, seed=3, eval_every=0.02,
                eval_games=20, resume=True, log=lines.append)
     assert len(more) == len(curve) + 1 and more[:-1] == curve and more[-1]["decisions"] > curve[-1]["decisions"]
+    entry = report.reference_run(tmp_path)  # the page's entry: the resumed budget's run, with both starts
+    assert entry["minutes"] == curve[-1]["minutes"] + 0.015 and len(entry["starts"]) == 2 and entry["curve"] == more
     with pytest.raises(ValueError, match="already holds a run"):
         run(algorithm, minutes=0.04, run_dir=tmp_path, seed=3)
     with pytest.raises(ValueError, match="seed"):
@@ -69,8 +72,6 @@ def test_usage_errors_exit_2(tmp_path, capsys):
 
 
 def test_the_baselines_page_and_figure_come_from_the_data(tmp_path):
-    from training.reference import report
-
     run("dmc", minutes=0.03, run_dir=tmp_path / "dmc-tiny", seed=1, eval_every=0.03, eval_games=10, log=print)
     data_path = tmp_path / "baselines.json"
     assert report.main([str(tmp_path / "dmc-tiny"), "--data", str(data_path), "--page", str(tmp_path / "b.md"),
@@ -93,8 +94,6 @@ def test_durak_train_runs_and_the_ladder_join_the_data(tmp_path):
     import yaml
 
     from training.config import TrainConfig
-    from training.reference import report
-
     folder = tmp_path / "mmd-30"
     folder.mkdir()
     cfg = dataclasses.replace(TrainConfig.load("mmd"), seed=4)
@@ -133,8 +132,6 @@ def test_durak_train_runs_and_the_ladder_join_the_data(tmp_path):
 def test_the_shipped_baselines_page_is_its_data():
     """docs/baselines.md is what the report writes from docs/baselines.json (edit the data, not the page)."""
     from pathlib import Path
-
-    from training.reference import report
 
     docs = Path(__file__).resolve().parent.parent / "docs"
     data = json.loads((docs / "baselines.json").read_text())

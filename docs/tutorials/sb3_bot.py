@@ -1,7 +1,7 @@
 """Train with Stable-Baselines3: sb3-contrib's MaskablePPO on the single-agent Gymnasium environment (HeuristicBot
 at the other seat), then the project's duplicate-deal evaluator on the model, against an opponent it never met.
 
-    python docs/tutorials/sb3_bot.py            # 200,000 decisions, about two minutes on 2 cores
+    python docs/tutorials/sb3_bot.py            # 200,000 decisions, about four minutes on 2 cores
     python docs/tutorials/sb3_bot.py --tiny     # the tests run this
 
 Needs the sb3 extra: pip install -c constraints.txt -e ".[sb3]".
