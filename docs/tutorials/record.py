@@ -1,5 +1,5 @@
 """Record a tutorial's full run, whose figures its page quotes: the command, what it printed and how long it took,
-in docs/tutorials/runs/<script>.txt.  tests/test_tutorials.py holds each page's quoted figures to its record, and
+in docs/tutorials/records/<script>.txt.  tests/test_tutorials.py holds each page's quoted figures to its record, and
 the record to what the script prints now.
 
     python docs/tutorials/record.py ladder_bot.py      # from the checkout's root; 11 s
@@ -21,7 +21,7 @@ RECORDED = {"ladder_bot.py": "PYTHONPATH=docs/tutorials python docs/tutorials/la
 
 
 def record_path(script: str) -> Path:
-    return HERE / "runs" / (Path(script).stem + ".txt")
+    return HERE / "records" / (Path(script).stem + ".txt")
 
 
 def main() -> int:
